@@ -1,0 +1,325 @@
+package dev.lake.catalog;
+
+import dev.lake.engine.AppendOperation;
+import dev.lake.engine.EngineException;
+import dev.lake.engine.TableEngine;
+import dev.lake.engine.TableHandle;
+import dev.lake.engine.TableLocation;
+import dev.lake.engine.Version;
+import dev.lake.metastore.MetaStore;
+import dev.lake.metastore.ScanPage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The table registry and its write authority: creates, appends to, replaces and drops tables,
+ * keeping the registry in a {@link MetaStore} and the data in {@link TableEngine}s.
+ *
+ * <p>Writes to one table are serialized by this process; a version becomes visible to readers of
+ * the registry only when its record's version pointer has been advanced by compare-and-set after
+ * the engine made every byte of it durable. Thread-safe.
+ */
+public final class Catalog implements AutoCloseable {
+
+  private static final int PAGE = 500;
+
+  private final MetaStore store;
+  private final Map<String, TableEngine> engines;
+  private final Path warehouse;
+  private final Clock clock;
+  private final ConcurrentHashMap<TableIdent, ReentrantLock> writeLocks = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<UUID, TableHandle> handles = new ConcurrentHashMap<>();
+
+  private Catalog(MetaStore store, Map<String, TableEngine> engines, Path warehouse, Clock clock) {
+    this.store = store;
+    this.engines = Map.copyOf(engines);
+    this.warehouse = warehouse.toAbsolutePath().normalize();
+    this.clock = clock;
+  }
+
+  /**
+   * Opens the registry over {@code store}, with table files under {@code warehouse}. Versions an
+   * engine committed after the registry last recorded them (a crash between the two writes) are
+   * rolled forward, since every such version is complete and durable.
+   *
+   * @param engines the engines tables may use, by {@link TableEngine#name()}; not closed by the
+   *     catalog
+   */
+  public static Catalog open(MetaStore store, Map<String, TableEngine> engines, Path warehouse) {
+    if (engines.isEmpty()) {
+      throw new IllegalArgumentException("a catalog needs at least one table engine");
+    }
+    try {
+      Files.createDirectories(warehouse);
+    } catch (IOException e) {
+      throw new CatalogException("cannot create the warehouse directory " + warehouse, e);
+    }
+    Catalog catalog = new Catalog(store, engines, warehouse, Clock.systemUTC());
+    for (ScanPage.Entry record : catalog.scanRecords(RegistryCodec.TABLE_PREFIX)) {
+      catalog.rollForward(record.value(), RegistryCodec.decode(record.key(), record.value()));
+    }
+    return catalog;
+  }
+
+  /** The names of the engines tables can be created with. */
+  public List<String> engineNames() {
+    return List.copyOf(new TreeSet<>(engines.keySet()));
+  }
+
+  /** Every namespace holding at least one table, sorted. */
+  public List<String> namespaces() {
+    TreeSet<String> names = new TreeSet<>();
+    for (TableEntry entry : scan(RegistryCodec.TABLE_PREFIX)) {
+      names.add(entry.ident().namespace());
+    }
+    return List.copyOf(names);
+  }
+
+  /** The tables of {@code namespace}, sorted by name; empty if it has none. */
+  public List<TableEntry> tables(String namespace) {
+    TableIdent.checkIdentifier("namespace", namespace);
+    return scan(RegistryCodec.namespacePrefix(namespace));
+  }
+
+  /** The registry record of {@code ident}, if registered. */
+  public Optional<TableEntry> lookup(TableIdent ident) {
+    String key = RegistryCodec.tableKey(ident);
+    return store.get(key).map(bytes -> RegistryCodec.decode(key, bytes));
+  }
+
+  /**
+   * An open handle on the table's current incarnation. The handle is owned by the catalog and
+   * stays open until the table is dropped or replaced or the catalog closes; callers must not
+   * close it. Readers should read at {@link TableEntry#version()}, not at the handle's latest.
+   *
+   * @throws TableNotFoundException if the table is not registered
+   * @throws CatalogException if its files cannot be opened
+   */
+  public TableHandle handle(TableEntry entry) {
+    return handles.computeIfAbsent(entry.incarnation(), incarnation -> openHandle(entry));
+  }
+
+  /**
+   * A read-only handle on the table as the registry records it now: its current version is the
+   * registry's, so readers never see a version the registry has not made visible. The view is
+   * immutable (later appends need a new view); closing it is not needed.
+   *
+   * @return empty if the table is not registered
+   */
+  public Optional<TableHandle> readHandle(TableIdent ident) {
+    return lookup(ident).map(entry -> new RegisteredTable(entry, handle(entry)));
+  }
+
+  /**
+   * Creates an empty table (version 0) with {@code engine}.
+   *
+   * @throws TableAlreadyExistsException if the name is taken; nothing is changed
+   * @throws InvalidNameException if no engine has that name
+   */
+  public TableEntry create(TableIdent ident, Schema schema, String engine) {
+    TableEngine tableEngine = engine(engine);
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      if (lookup(ident).isPresent()) {
+        throw new TableAlreadyExistsException(ident);
+      }
+      TableEntry entry = createIncarnation(ident, schema, tableEngine);
+      if (!store.compareAndSet(RegistryCodec.tableKey(ident), Optional.empty(),
+          RegistryCodec.encode(entry))) {
+        discard(entry);
+        throw new TableAlreadyExistsException(ident);
+      }
+      bumpDirectoryGeneration();
+      return entry;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Appends {@code batches} to the table as one new version and advances the registry to it.
+   * The reader is consumed, not closed.
+   *
+   * @return the new version
+   * @throws TableNotFoundException if the table is not registered
+   * @throws dev.lake.engine.SchemaMismatchException if the batches' schema differs; nothing changed
+   * @throws EngineException if the engine fails; no version became visible in the registry
+   */
+  public Version append(TableIdent ident, AppendOperation operation, ArrowReader batches) {
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      String key = RegistryCodec.tableKey(ident);
+      byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
+      TableEntry entry = RegistryCodec.decode(key, bytes);
+      Version version = handle(entry).append(operation, batches);
+      advance(bytes, entry, version);
+      return version;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Replaces the table with a new incarnation holding {@code schema} and exactly {@code batches}
+   * (version 1 of the new incarnation), then removes the old files. Readers see either the old
+   * table or the whole new one.
+   *
+   * @throws TableNotFoundException if the table is not registered
+   */
+  public TableEntry replace(TableIdent ident, Schema schema, AppendOperation operation,
+      ArrowReader batches) {
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      String key = RegistryCodec.tableKey(ident);
+      byte[] oldBytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
+      TableEntry old = RegistryCodec.decode(key, oldBytes);
+      TableEntry fresh = createIncarnation(ident, schema, engine(old.engine()));
+      Version version;
+      try {
+        version = handle(fresh).append(operation, batches);
+      } catch (RuntimeException e) {
+        discard(fresh);
+        throw e;
+      }
+      TableEntry committed = fresh.withVersion(version);
+      if (!store.compareAndSet(key, Optional.of(oldBytes), RegistryCodec.encode(committed))) {
+        discard(fresh);
+        throw new ConcurrentChangeException(ident, "replacing it");
+      }
+      bumpDirectoryGeneration();
+      discard(old);
+      return committed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Removes the table from the registry, then deletes its files.
+   *
+   * @throws TableNotFoundException if the table is not registered
+   */
+  public void drop(TableIdent ident) {
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      String key = RegistryCodec.tableKey(ident);
+      byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
+      if (!store.deleteIfEquals(key, bytes)) {
+        throw new ConcurrentChangeException(ident, "dropping it");
+      }
+      bumpDirectoryGeneration();
+      discard(RegistryCodec.decode(key, bytes));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Closes the open table handles. The store and the engines stay open; their owner closes them. */
+  @Override
+  public void close() {
+    handles.values().forEach(TableHandle::close);
+    handles.clear();
+  }
+
+  private TableEntry createIncarnation(TableIdent ident, Schema schema, TableEngine engine) {
+    UUID incarnation = Uuids.v7(clock);
+    Path directory = warehouse.resolve(ident.namespace())
+        .resolve(ident.name() + "-" + incarnation);
+    TableLocation location = TableLocation.of(directory);
+    TableHandle handle = engine.create(location, schema);
+    TableEntry entry = new TableEntry(ident, incarnation, engine.name(), location,
+        handle.currentVersion(), handle.schema(), clock.instant());
+    handles.put(incarnation, handle);
+    return entry;
+  }
+
+  private void rollForward(byte[] bytes, TableEntry entry) {
+    Version engineVersion = handle(entry).currentVersion();
+    if (engineVersion.compareTo(entry.version()) > 0) {
+      advance(bytes, entry, engineVersion);
+    }
+  }
+
+  private void advance(byte[] expected, TableEntry entry, Version version) {
+    String key = RegistryCodec.tableKey(entry.ident());
+    if (!store.compareAndSet(key, Optional.of(expected),
+        RegistryCodec.encode(entry.withVersion(version)))) {
+      throw new ConcurrentChangeException(entry.ident(), "advancing it to version " + version);
+    }
+  }
+
+  private void discard(TableEntry entry) {
+    TableHandle handle = handles.remove(entry.incarnation());
+    if (handle != null) {
+      handle.close();
+    }
+    engine(entry.engine()).drop(entry.location());
+  }
+
+  private TableHandle openHandle(TableEntry entry) {
+    return engine(entry.engine()).open(entry.location())
+        .orElseThrow(() -> new CatalogException("the files of table lake." + entry.ident()
+            + " are missing at " + entry.location()));
+  }
+
+  private TableEngine engine(String name) {
+    TableEngine engine = engines.get(name);
+    if (engine == null) {
+      throw new InvalidNameException("unknown table engine '" + name + "'; available: "
+          + engineNames());
+    }
+    return engine;
+  }
+
+  private ReentrantLock lockFor(TableIdent ident) {
+    return writeLocks.computeIfAbsent(ident, any -> new ReentrantLock());
+  }
+
+  private void bumpDirectoryGeneration() {
+    while (true) {
+      Optional<byte[]> current = store.get(RegistryCodec.DIRECTORY_GENERATION);
+      long next = current.map(b -> Long.parseLong(new String(b, StandardCharsets.US_ASCII)))
+          .orElse(0L) + 1;
+      if (store.compareAndSet(RegistryCodec.DIRECTORY_GENERATION, current,
+          Long.toString(next).getBytes(StandardCharsets.US_ASCII))) {
+        return;
+      }
+    }
+  }
+
+  private List<TableEntry> scan(String prefix) {
+    List<TableEntry> entries = new ArrayList<>();
+    for (ScanPage.Entry record : scanRecords(prefix)) {
+      entries.add(RegistryCodec.decode(record.key(), record.value()));
+    }
+    return entries;
+  }
+
+  private List<ScanPage.Entry> scanRecords(String prefix) {
+    List<ScanPage.Entry> records = new ArrayList<>();
+    Optional<String> continuation = Optional.empty();
+    do {
+      ScanPage page = store.scan(prefix, continuation, PAGE);
+      records.addAll(page.entries());
+      continuation = page.continuation();
+    } while (continuation.isPresent());
+    return records;
+  }
+}

@@ -1,0 +1,123 @@
+package dev.lake.cli;
+
+import dev.lake.catalog.Catalog;
+import dev.lake.engine.TableEngine;
+import dev.lake.engine.TableEngineFactory;
+import dev.lake.flight.LakeFlightServer;
+import dev.lake.metastore.MetaStore;
+import dev.lake.metastore.rocksdb.RocksDbMetaStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * The all-in-one development server: the registry in RocksDB under the data directory, table
+ * files under {@code <data-dir>/warehouse}, every engine found on the class path, and the Flight
+ * SQL server on a loopback address. Creates {@code demo.episodes} on first start.
+ */
+final class DevServer implements AutoCloseable {
+
+  private final BufferAllocator allocator;
+  private final MetaStore store;
+  private final Map<String, TableEngine> engines;
+  private final Catalog catalog;
+  private final LakeFlightServer server;
+  private final boolean demoCreated;
+
+  private DevServer(BufferAllocator allocator, MetaStore store, Map<String, TableEngine> engines,
+      Catalog catalog, LakeFlightServer server, boolean demoCreated) {
+    this.allocator = allocator;
+    this.store = store;
+    this.engines = engines;
+    this.catalog = catalog;
+    this.server = server;
+    this.demoCreated = demoCreated;
+  }
+
+  /**
+   * Starts the server; returns once it accepts connections.
+   *
+   * @throws IllegalArgumentException if {@code host} is not a loopback address
+   */
+  static DevServer start(Path dataDir, String host, int port) {
+    if (!isLoopback(host)) {
+      throw new IllegalArgumentException("lake dev listens on loopback only (plaintext, no auth);"
+          + " got --host " + host);
+    }
+    List<AutoCloseable> opened = new ArrayList<>();
+    try {
+      BufferAllocator allocator = new RootAllocator();
+      opened.add(allocator);
+      MetaStore store = RocksDbMetaStore.open(dataDir.resolve("meta"));
+      opened.add(store);
+      Map<String, TableEngine> engines = loadEngines();
+      opened.addAll(engines.values());
+      Catalog catalog = Catalog.open(store, engines, dataDir.resolve("warehouse"));
+      opened.add(catalog);
+      boolean demoCreated = DemoEpisodes.createIfAbsent(catalog, allocator);
+      LakeFlightServer server = LakeFlightServer.builder()
+          .catalog(catalog)
+          .allocator(allocator)
+          .host(host)
+          .port(port)
+          .build();
+      server.start();
+      return new DevServer(allocator, store, engines, catalog, server, demoCreated);
+    } catch (RuntimeException e) {
+      for (int i = opened.size() - 1; i >= 0; i--) {
+        try {
+          opened.get(i).close();
+        } catch (Exception suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
+    }
+  }
+
+  int port() {
+    return server.port();
+  }
+
+  boolean demoCreated() {
+    return demoCreated;
+  }
+
+  String jdbcUrl(String host) {
+    return "jdbc:arrow-flight-sql://" + host + ":" + port() + "/?useEncryption=false";
+  }
+
+  /** Stops accepting calls, lets running ones finish, then closes everything in reverse order. */
+  @Override
+  public void close() {
+    server.close();
+    catalog.close();
+    engines.values().forEach(TableEngine::close);
+    store.close();
+    allocator.close();
+  }
+
+  private static Map<String, TableEngine> loadEngines() {
+    Map<String, TableEngine> engines = new TreeMap<>();
+    for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
+      engines.put(factory.name(), factory.create(Map.of()));
+    }
+    if (engines.isEmpty()) {
+      throw new IllegalStateException("no table engine on the class path (expected at least 'log')");
+    }
+    return engines;
+  }
+
+  private static boolean isLoopback(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+}

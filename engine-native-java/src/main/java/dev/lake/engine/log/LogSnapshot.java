@@ -1,0 +1,125 @@
+package dev.lake.engine.log;
+
+import dev.lake.engine.CorruptTableException;
+import dev.lake.engine.ScanRequest;
+import dev.lake.engine.ScanUnit;
+import dev.lake.engine.Snapshot;
+import dev.lake.engine.TableLocation;
+import dev.lake.engine.Version;
+import dev.lake.engine.expr.Expression;
+import dev.lake.engine.log.segment.BlockMeta;
+import dev.lake.engine.log.segment.SegmentFile;
+import dev.lake.engine.log.segment.SegmentFooter;
+import dev.lake.engine.log.segment.StatsPruner;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/** A pinned version: its live segments, read through footers cached by the handle. */
+final class LogSnapshot implements Snapshot {
+
+  private final LogTableHandle handle;
+  private final Version version;
+  private final Schema schema;
+  private final List<TableState.LiveSegment> segments;
+  private final long rowCount;
+  private final Map<String, Integer> columnIndex = new HashMap<>();
+
+  LogSnapshot(LogTableHandle handle, Version version, Schema schema, List<TableState.LiveSegment> segments) {
+    this.handle = handle;
+    this.version = version;
+    this.schema = schema;
+    this.segments = List.copyOf(segments);
+    this.rowCount = segments.stream().mapToLong(s -> s.ref().rows()).sum();
+    for (int i = 0; i < schema.getFields().size(); i++) {
+      columnIndex.put(schema.getFields().get(i).getName(), i);
+    }
+  }
+
+  @Override
+  public Version version() {
+    return version;
+  }
+
+  @Override
+  public Schema schema() {
+    return schema;
+  }
+
+  @Override
+  public long rowCount() {
+    return rowCount;
+  }
+
+  /**
+   * Reads (or reuses) each live segment's footer and keeps the blocks the filter may match.
+   *
+   * @throws IllegalArgumentException if a requested column does not exist
+   * @throws CorruptTableException if a segment is missing, has the wrong size or a bad footer
+   */
+  @Override
+  public ScanPlan plan(ScanRequest request) {
+    projection(request);
+    Optional<Expression> filter = request.filter();
+    StatsPruner pruner = new StatsPruner(schema);
+    List<ScanUnit> units = new ArrayList<>();
+    long total = 0;
+    long pruned = 0;
+    for (TableState.LiveSegment segment : segments) {
+      SegmentFooter footer = handle.footer(segment);
+      List<Integer> kept = new ArrayList<>();
+      long rows = 0;
+      for (int b = 0; b < footer.blocks().size(); b++) {
+        BlockMeta block = footer.blocks().get(b);
+        if (filter.isEmpty() || pruner.mayMatch(filter.get(), block)) {
+          kept.add(b);
+          rows += block.rows();
+        }
+      }
+      total += footer.blocks().size();
+      pruned += footer.blocks().size() - kept.size();
+      if (!kept.isEmpty()) {
+        units.add(new LogScanUnit(handle.location(), segment, footer, kept, rows));
+      }
+    }
+    return new ScanPlan(units, total, pruned);
+  }
+
+  /**
+   * Opens a reader over a unit from {@link #plan}. Checksums are verified as each block loads;
+   * a failure there throws {@link CorruptTableException} from {@code loadNextBatch}.
+   *
+   * @throws IllegalArgumentException if the unit is not from a plan of this table
+   */
+  @Override
+  public ArrowReader open(ScanUnit unit, ScanRequest request, BufferAllocator allocator) {
+    if (!(unit instanceof LogScanUnit u) || !u.location().equals(handle.location())) {
+      throw new IllegalArgumentException("not a scan unit of this log table: " + unit.describe());
+    }
+    List<Integer> projection = projection(request);
+    TableLocation location = handle.location();
+    String file = LogEngine.DATA + "/" + u.segment().ref().file();
+    long addedIn = u.segment().addedIn();
+    return SegmentFile.openBlocks(
+        handle.dataFile(u.segment()), u.footer(), u.blocks(), projection, allocator,
+        (detail, cause) -> new CorruptTableException(location,
+            "segment " + file + " of version " + addedIn + ": " + detail, cause));
+  }
+
+  private List<Integer> projection(ScanRequest request) {
+    List<Integer> projection = new ArrayList<>(request.columns().size());
+    for (String name : request.columns()) {
+      Integer i = columnIndex.get(name);
+      if (i == null) {
+        throw new IllegalArgumentException("no column '" + name + "' in " + handle.location());
+      }
+      projection.add(i);
+    }
+    return projection;
+  }
+}

@@ -1,0 +1,310 @@
+package dev.lake.exec;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.VarCharVector;
+
+/**
+ * Moves values between Arrow vectors and {@link Col}s with one loop per vector type, reading the
+ * data buffers directly.
+ */
+public final class Vectors {
+  private Vectors() {}
+
+  /** Reads the live rows of {@code batch} from {@code vector} into a new column. */
+  public static Col read(FieldVector vector, Batch batch) {
+    int n = batch.count();
+    int[] sel = batch.selection();
+    switch (vector) {
+      case BigIntVector v -> {
+        Col.Longs out = new Col.Longs(n);
+        ArrowBuf data = v.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (v.isNull(r)) {
+            out.nulls[i] = true;
+          } else {
+            out.values[i] = data.getLong((long) r * 8);
+          }
+        }
+        return out;
+      }
+      case IntVector v -> {
+        Col.Longs out = new Col.Longs(n);
+        ArrowBuf data = v.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (v.isNull(r)) {
+            out.nulls[i] = true;
+          } else {
+            out.values[i] = data.getInt((long) r * 4);
+          }
+        }
+        return out;
+      }
+      case DateDayVector v -> {
+        Col.Longs out = new Col.Longs(n);
+        ArrowBuf data = v.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (v.isNull(r)) {
+            out.nulls[i] = true;
+          } else {
+            out.values[i] = data.getInt((long) r * 4);
+          }
+        }
+        return out;
+      }
+      case SmallIntVector v -> {
+        Col.Longs out = new Col.Longs(n);
+        ArrowBuf data = v.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (v.isNull(r)) {
+            out.nulls[i] = true;
+          } else {
+            out.values[i] = data.getShort((long) r * 2);
+          }
+        }
+        return out;
+      }
+      case TinyIntVector v -> {
+        Col.Longs out = new Col.Longs(n);
+        ArrowBuf data = v.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (v.isNull(r)) {
+            out.nulls[i] = true;
+          } else {
+            out.values[i] = data.getByte(r);
+          }
+        }
+        return out;
+      }
+      case TimeStampVector v -> {
+        Col.Longs out = new Col.Longs(n);
+        ArrowBuf data = v.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (v.isNull(r)) {
+            out.nulls[i] = true;
+          } else {
+            out.values[i] = data.getLong((long) r * 8);
+          }
+        }
+        return out;
+      }
+      case Float8Vector v -> {
+        Col.Doubles out = new Col.Doubles(n);
+        ArrowBuf data = v.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (v.isNull(r)) {
+            out.nulls[i] = true;
+          } else {
+            out.values[i] = data.getDouble((long) r * 8);
+          }
+        }
+        return out;
+      }
+      case Float4Vector v -> {
+        Col.Doubles out = new Col.Doubles(n);
+        ArrowBuf data = v.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (v.isNull(r)) {
+            out.nulls[i] = true;
+          } else {
+            out.values[i] = data.getFloat((long) r * 4);
+          }
+        }
+        return out;
+      }
+      case BitVector v -> {
+        Col.Bools out = new Col.Bools(n);
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (v.isNull(r)) {
+            out.nulls[i] = true;
+          } else {
+            out.values[i] = v.get(r) != 0;
+          }
+        }
+        return out;
+      }
+      case VarCharVector v -> {
+        Col.Objects out = new Col.Objects(n);
+        ArrowBuf offsets = v.getOffsetBuffer();
+        ArrowBuf data = v.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (!v.isNull(r)) {
+            int start = offsets.getInt((long) r * 4);
+            int end = offsets.getInt((long) (r + 1) * 4);
+            byte[] bytes = new byte[end - start];
+            data.getBytes(start, bytes);
+            out.values[i] = new String(bytes, StandardCharsets.UTF_8);
+          }
+        }
+        return out;
+      }
+      case DecimalVector v -> {
+        Col.Objects out = new Col.Objects(n);
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (!v.isNull(r)) {
+            out.values[i] = v.getObject(r);
+          }
+        }
+        return out;
+      }
+      default -> throw new ExecutionException(
+          "cannot read a column of type " + vector.getField().getType());
+    }
+  }
+
+  /**
+   * Writes {@code col} into {@code vector} (rows {@code 0..col.size}), replacing its contents.
+   *
+   * @throws ExecutionException if a value does not fit the vector's type (decimal precision)
+   */
+  public static void write(Col col, FieldVector vector) {
+    int n = col.size;
+    vector.clear();
+    vector.setInitialCapacity(n);
+    vector.allocateNew();
+    switch (vector) {
+      case BigIntVector v -> {
+        Col.Longs c = (Col.Longs) col;
+        for (int i = 0; i < n; i++) {
+          if (c.nulls[i]) v.setNull(i); else v.set(i, c.values[i]);
+        }
+      }
+      case IntVector v -> {
+        Col.Longs c = (Col.Longs) col;
+        for (int i = 0; i < n; i++) {
+          if (c.nulls[i]) v.setNull(i); else v.set(i, (int) c.values[i]);
+        }
+      }
+      case DateDayVector v -> {
+        Col.Longs c = (Col.Longs) col;
+        for (int i = 0; i < n; i++) {
+          if (c.nulls[i]) v.setNull(i); else v.set(i, Math.toIntExact(c.values[i]));
+        }
+      }
+      case SmallIntVector v -> {
+        Col.Longs c = (Col.Longs) col;
+        for (int i = 0; i < n; i++) {
+          if (c.nulls[i]) v.setNull(i); else v.set(i, (short) c.values[i]);
+        }
+      }
+      case TinyIntVector v -> {
+        Col.Longs c = (Col.Longs) col;
+        for (int i = 0; i < n; i++) {
+          if (c.nulls[i]) v.setNull(i); else v.set(i, (byte) c.values[i]);
+        }
+      }
+      case TimeStampVector v -> {
+        Col.Longs c = (Col.Longs) col;
+        for (int i = 0; i < n; i++) {
+          if (c.nulls[i]) v.setNull(i); else v.set(i, c.values[i]);
+        }
+      }
+      case Float8Vector v -> {
+        Col.Doubles c = (Col.Doubles) col;
+        for (int i = 0; i < n; i++) {
+          if (c.nulls[i]) v.setNull(i); else v.set(i, c.values[i]);
+        }
+      }
+      case Float4Vector v -> {
+        Col.Doubles c = (Col.Doubles) col;
+        for (int i = 0; i < n; i++) {
+          if (c.nulls[i]) v.setNull(i); else v.set(i, (float) c.values[i]);
+        }
+      }
+      case BitVector v -> {
+        Col.Bools c = (Col.Bools) col;
+        for (int i = 0; i < n; i++) {
+          if (c.nulls[i]) v.setNull(i); else v.set(i, c.values[i] ? 1 : 0);
+        }
+      }
+      case VarCharVector v -> {
+        Col.Objects c = (Col.Objects) col;
+        for (int i = 0; i < n; i++) {
+          if (c.values[i] == null) {
+            v.setNull(i);
+          } else {
+            v.setSafe(i, ((String) c.values[i]).getBytes(StandardCharsets.UTF_8));
+          }
+        }
+      }
+      case DecimalVector v -> {
+        Col.Objects c = (Col.Objects) col;
+        int scale = v.getScale();
+        int precision = v.getPrecision();
+        for (int i = 0; i < n; i++) {
+          if (c.values[i] == null) {
+            v.setNull(i);
+          } else {
+            BigDecimal d = ((BigDecimal) c.values[i]).setScale(scale, RoundingMode.HALF_UP);
+            if (d.precision() > precision) {
+              throw new ExecutionException(
+                  "decimal value " + d.toPlainString() + " does not fit DECIMAL(" + precision
+                      + "," + scale + ")");
+            }
+            v.set(i, d);
+          }
+        }
+      }
+      default -> throw new ExecutionException(
+          "cannot write a column of type " + vector.getField().getType());
+    }
+    vector.setValueCount(n);
+  }
+
+  /** A column of {@code type} holding {@code values} (boxed as {@link Col#get} returns them). */
+  public static Col fromObjects(SqlType type, List<Object> values) {
+    int n = values.size();
+    Col col = Col.allocate(type, n);
+    switch (col) {
+      case Col.Longs c -> {
+        for (int i = 0; i < n; i++) {
+          Object v = values.get(i);
+          if (v == null) c.nulls[i] = true; else c.values[i] = (Long) v;
+        }
+      }
+      case Col.Doubles c -> {
+        for (int i = 0; i < n; i++) {
+          Object v = values.get(i);
+          if (v == null) c.nulls[i] = true; else c.values[i] = (Double) v;
+        }
+      }
+      case Col.Bools c -> {
+        for (int i = 0; i < n; i++) {
+          Object v = values.get(i);
+          if (v == null) c.nulls[i] = true; else c.values[i] = (Boolean) v;
+        }
+      }
+      case Col.Objects c -> {
+        for (int i = 0; i < n; i++) {
+          c.values[i] = values.get(i);
+        }
+      }
+    }
+    return col;
+  }
+}

@@ -1,0 +1,178 @@
+package dev.lake.exec.expr;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.Col;
+import dev.lake.exec.ExecutionException;
+import dev.lake.exec.SqlType;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+
+/**
+ * {@code + - * / %} and unary minus. Integer results are checked against their type's range and
+ * overflow is an error, never a wrap; division or modulo by zero is an error for every numeric
+ * type (the SQL standard's "division by zero" exception), not NULL and not infinity.
+ */
+final class ArithmeticKernels {
+  private ArithmeticKernels() {}
+
+  static Kernel binary(Expr.Op op, Kernel left, Kernel right, SqlType type) {
+    if (type.isLongBacked()) {
+      return batch -> longs(op, (Col.Longs) left.eval(batch), (Col.Longs) right.eval(batch), type);
+    }
+    if (type.isFloat()) {
+      return batch -> doubles(op, (Col.Doubles) left.eval(batch), (Col.Doubles) right.eval(batch));
+    }
+    return batch -> decimals(op, (Col.Objects) left.eval(batch), (Col.Objects) right.eval(batch), type);
+  }
+
+  static Kernel negate(Kernel arg, SqlType type) {
+    return (Batch batch) -> switch (arg.eval(batch)) {
+      case Col.Longs a -> {
+        Col.Longs out = new Col.Longs(a.size);
+        for (int i = 0; i < a.size; i++) {
+          out.nulls[i] = a.nulls[i];
+          if (!a.nulls[i]) {
+            out.values[i] = checkRange(-a.values[i], a.values[i] == Long.MIN_VALUE, type);
+          }
+        }
+        yield out;
+      }
+      case Col.Doubles a -> {
+        Col.Doubles out = new Col.Doubles(a.size);
+        for (int i = 0; i < a.size; i++) {
+          out.nulls[i] = a.nulls[i];
+          out.values[i] = -a.values[i];
+        }
+        yield out;
+      }
+      case Col.Objects a -> {
+        Col.Objects out = new Col.Objects(a.size);
+        for (int i = 0; i < a.size; i++) {
+          if (a.values[i] != null) {
+            out.values[i] = ((BigDecimal) a.values[i]).negate();
+          }
+        }
+        yield out;
+      }
+      case Col.Bools a -> throw new IllegalStateException("negate of boolean");
+    };
+  }
+
+  private static long checkRange(long value, boolean overflowed, SqlType type) {
+    if (overflowed || value < type.minValue() || value > type.maxValue()) {
+      throw new ExecutionException(type + " out of range");
+    }
+    return value;
+  }
+
+  private static Col longs(Expr.Op op, Col.Longs a, Col.Longs b, SqlType type) {
+    int n = a.size;
+    Col.Longs out = new Col.Longs(n);
+    long min = type.minValue();
+    long max = type.maxValue();
+    for (int i = 0; i < n; i++) {
+      if (a.nulls[i] || b.nulls[i]) {
+        out.nulls[i] = true;
+        continue;
+      }
+      long x = a.values[i];
+      long y = b.values[i];
+      long r;
+      try {
+        r = switch (op) {
+          case ADD -> Math.addExact(x, y);
+          case SUB -> Math.subtractExact(x, y);
+          case MUL -> Math.multiplyExact(x, y);
+          case DIV -> {
+            if (y == 0) {
+              throw new ExecutionException("division by zero");
+            }
+            yield Math.divideExact(x, y);
+          }
+          case MOD -> {
+            if (y == 0) {
+              throw new ExecutionException("division by zero");
+            }
+            yield x % y;
+          }
+          default -> throw new IllegalStateException(op.name());
+        };
+      } catch (ArithmeticException e) {
+        throw new ExecutionException(type + " out of range", e);
+      }
+      if (r < min || r > max) {
+        throw new ExecutionException(type + " out of range");
+      }
+      out.values[i] = r;
+    }
+    return out;
+  }
+
+  private static Col doubles(Expr.Op op, Col.Doubles a, Col.Doubles b) {
+    int n = a.size;
+    Col.Doubles out = new Col.Doubles(n);
+    for (int i = 0; i < n; i++) {
+      if (a.nulls[i] || b.nulls[i]) {
+        out.nulls[i] = true;
+        continue;
+      }
+      double x = a.values[i];
+      double y = b.values[i];
+      out.values[i] = switch (op) {
+        case ADD -> x + y;
+        case SUB -> x - y;
+        case MUL -> x * y;
+        case DIV -> {
+          if (y == 0) {
+            throw new ExecutionException("division by zero");
+          }
+          yield x / y;
+        }
+        case MOD -> {
+          if (y == 0) {
+            throw new ExecutionException("division by zero");
+          }
+          yield x % y;
+        }
+        default -> throw new IllegalStateException(op.name());
+      };
+    }
+    return out;
+  }
+
+  private static Col decimals(Expr.Op op, Col.Objects a, Col.Objects b, SqlType type) {
+    int n = a.size;
+    Col.Objects out = new Col.Objects(n);
+    for (int i = 0; i < n; i++) {
+      if (a.values[i] == null || b.values[i] == null) {
+        continue;
+      }
+      BigDecimal x = (BigDecimal) a.values[i];
+      BigDecimal y = (BigDecimal) b.values[i];
+      BigDecimal r = switch (op) {
+        case ADD -> x.add(y);
+        case SUB -> x.subtract(y);
+        case MUL -> x.multiply(y);
+        case DIV -> {
+          if (y.signum() == 0) {
+            throw new ExecutionException("division by zero");
+          }
+          yield x.divide(y, type.scale(), RoundingMode.HALF_UP);
+        }
+        case MOD -> {
+          if (y.signum() == 0) {
+            throw new ExecutionException("division by zero");
+          }
+          yield x.remainder(y);
+        }
+        default -> throw new IllegalStateException(op.name());
+      };
+      r = r.setScale(type.scale(), RoundingMode.HALF_UP);
+      if (r.precision() - r.scale() > type.precision() - type.scale()) {
+        throw new ExecutionException(type + " out of range: " + r.toPlainString());
+      }
+      out.values[i] = r;
+    }
+    return out;
+  }
+}

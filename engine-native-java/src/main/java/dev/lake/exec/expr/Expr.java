@@ -1,0 +1,118 @@
+package dev.lake.exec.expr;
+
+import dev.lake.exec.SqlType;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * A bound, fully typed scalar expression: every name is resolved to a column index of the input
+ * it is evaluated on and every operand already has the type its operator needs (the binder
+ * inserts casts). Records, so structurally equal expressions are equal (GROUP BY matching).
+ */
+public sealed interface Expr {
+
+  SqlType type();
+
+  /** Rebuilds this tree bottom-up, replacing each node by {@code f(node)}. */
+  default Expr transform(UnaryOperator<Expr> f) {
+    Expr rebuilt = switch (this) {
+      case Column c -> c;
+      case Literal l -> l;
+      case Call c -> new Call(c.op(), c.args().stream().map(a -> a.transform(f)).toList(), c.type());
+      case Cast c -> new Cast(c.arg().transform(f), c.type());
+      case Case c -> new Case(
+          c.whens().stream().map(a -> a.transform(f)).toList(),
+          c.thens().stream().map(a -> a.transform(f)).toList(),
+          c.otherwise().transform(f), c.type());
+      case InList in -> new InList(in.arg().transform(f), in.values(), in.negated(), in.type());
+      case Like l -> new Like(l.arg().transform(f), l.pattern(), l.escape(), l.negated(), l.type());
+      case Agg a -> new Agg(a.fn(), a.distinct(), a.arg() == null ? null : a.arg().transform(f), a.type());
+    };
+    return f.apply(rebuilt);
+  }
+
+  /** Whether any node of this tree satisfies {@code test}. */
+  default boolean anyMatch(java.util.function.Predicate<Expr> test) {
+    if (test.test(this)) {
+      return true;
+    }
+    return switch (this) {
+      case Column c -> false;
+      case Literal l -> false;
+      case Call c -> c.args().stream().anyMatch(a -> a.anyMatch(test));
+      case Cast c -> c.arg().anyMatch(test);
+      case Case c -> c.whens().stream().anyMatch(a -> a.anyMatch(test))
+          || c.thens().stream().anyMatch(a -> a.anyMatch(test)) || c.otherwise().anyMatch(test);
+      case InList in -> in.arg().anyMatch(test);
+      case Like l -> l.arg().anyMatch(test);
+      case Agg a -> a.arg() != null && a.arg().anyMatch(test);
+    };
+  }
+
+  /** Column {@code index} of the input; {@code name} only for messages and pushdown. */
+  record Column(int index, String name, SqlType type) implements Expr {}
+
+  /**
+   * A constant. Values: {@link Long} for integers, dates (days) and timestamps (micros),
+   * {@link Double}, {@link Boolean}, {@link String}, {@link java.math.BigDecimal}; null is NULL.
+   */
+  record Literal(Object value, SqlType type) implements Expr {}
+
+  enum Op {
+    ADD("+"), SUB("-"), MUL("*"), DIV("/"), MOD("%"), NEG("-"),
+    EQ("="), NE("<>"), LT("<"), LE("<="), GT(">"), GE(">="),
+    AND("AND"), OR("OR"), NOT("NOT"), IS_NULL("IS NULL"), IS_NOT_NULL("IS NOT NULL");
+
+    public final String symbol;
+
+    Op(String symbol) {
+      this.symbol = symbol;
+    }
+
+    public boolean isComparison() {
+      return ordinal() >= EQ.ordinal() && ordinal() <= GE.ordinal();
+    }
+
+    public boolean isArithmetic() {
+      return ordinal() <= NEG.ordinal();
+    }
+  }
+
+  /**
+   * An operator application. Arithmetic and comparison operands have one common type (the
+   * binder casts), except integer arithmetic, where both are long-backed integers.
+   */
+  record Call(Op op, List<Expr> args, SqlType type) implements Expr {
+    public Call {
+      args = List.copyOf(args);
+    }
+  }
+
+  record Cast(Expr arg, SqlType type) implements Expr {}
+
+  /** {@code CASE WHEN whens[i] THEN thens[i] ... ELSE otherwise END}; branches are lazy. */
+  record Case(List<Expr> whens, List<Expr> thens, Expr otherwise, SqlType type) implements Expr {
+    public Case {
+      whens = List.copyOf(whens);
+      thens = List.copyOf(thens);
+      Objects.requireNonNull(otherwise, "otherwise");
+    }
+  }
+
+  /** {@code arg [NOT] IN (values)}; values are literals of {@code arg}'s type, possibly NULL. */
+  record InList(Expr arg, List<Literal> values, boolean negated, SqlType type) implements Expr {
+    public InList {
+      values = List.copyOf(values);
+    }
+  }
+
+  /** {@code arg [NOT] LIKE pattern [ESCAPE escape]} with a constant pattern. */
+  record Like(Expr arg, String pattern, Character escape, boolean negated, SqlType type)
+      implements Expr {}
+
+  enum AggFn { COUNT, SUM, AVG, MIN, MAX }
+
+  /** An aggregate call; {@code arg} is null for {@code count(*)}. Only valid below an aggregate. */
+  record Agg(AggFn fn, boolean distinct, Expr arg, SqlType type) implements Expr {}
+}

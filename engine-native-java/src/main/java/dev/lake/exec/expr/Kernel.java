@@ -1,0 +1,48 @@
+package dev.lake.exec.expr;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.Col;
+import dev.lake.exec.Vectors;
+
+/**
+ * A compiled expression: computes its value for every live row of a batch in one typed loop per
+ * operator. Kernels of one query run on one thread at a time.
+ */
+public interface Kernel {
+
+  /**
+   * Evaluates over the live rows of {@code batch}; element {@code i} of the result belongs to
+   * the {@code i}-th live row.
+   *
+   * @throws dev.lake.exec.ExecutionException on a data error (division by zero, overflow, bad cast)
+   */
+  Col eval(Batch batch);
+
+  /** Compiles a bound expression tree (without aggregate calls) into a kernel tree. */
+  static Kernel compile(Expr expr) {
+    return switch (expr) {
+      case Expr.Column c -> batch -> Vectors.read(batch.root().getVector(c.index()), batch);
+      case Expr.Literal l -> new LogicKernels.Constant(l);
+      case Expr.Call c -> switch (c.op()) {
+        case ADD, SUB, MUL, DIV, MOD -> ArithmeticKernels.binary(
+            c.op(), compile(c.args().get(0)), compile(c.args().get(1)), c.type());
+        case NEG -> ArithmeticKernels.negate(compile(c.args().get(0)), c.type());
+        case EQ, NE, LT, LE, GT, GE -> ComparisonKernels.compare(
+            c.op(), compile(c.args().get(0)), compile(c.args().get(1)));
+        case AND, OR -> new LogicKernels.AndOr(
+            c.op() == Expr.Op.AND, c.args().stream().map(Kernel::compile).toList());
+        case NOT -> new LogicKernels.Not(compile(c.args().get(0)));
+        case IS_NULL, IS_NOT_NULL ->
+            new LogicKernels.IsNull(compile(c.args().get(0)), c.op() == Expr.Op.IS_NOT_NULL);
+      };
+      case Expr.Cast c -> new CastKernel(compile(c.arg()), c.arg().type(), c.type());
+      case Expr.Case c -> new LogicKernels.CaseWhen(
+          c.whens().stream().map(Kernel::compile).toList(),
+          c.thens().stream().map(Kernel::compile).toList(),
+          compile(c.otherwise()), c.type());
+      case Expr.InList in -> new LogicKernels.In(compile(in.arg()), in.values(), in.negated());
+      case Expr.Like l -> new LogicKernels.Like(compile(l.arg()), l.pattern(), l.escape(), l.negated());
+      case Expr.Agg a -> throw new IllegalStateException("aggregate outside an aggregation: " + a);
+    };
+  }
+}

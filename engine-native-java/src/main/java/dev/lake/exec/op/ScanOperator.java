@@ -1,0 +1,76 @@
+package dev.lake.exec.op;
+
+import dev.lake.engine.ScanRequest;
+import dev.lake.engine.ScanUnit;
+import dev.lake.engine.Snapshot;
+import dev.lake.exec.Batch;
+import dev.lake.exec.ExecutionException;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+
+/**
+ * Reads the units of one pinned snapshot in order, one open reader at a time. Batches carry the
+ * requested columns only. Each unit is independent, so morsel parallelism can later hand units
+ * to several scans.
+ */
+public final class ScanOperator implements Operator {
+  private final Snapshot snapshot;
+  private final ScanRequest request;
+  private final BufferAllocator allocator;
+  private Deque<ScanUnit> units;
+  private ArrowReader reader;
+
+  public ScanOperator(Snapshot snapshot, ScanRequest request, BufferAllocator allocator) {
+    this.snapshot = snapshot;
+    this.request = request;
+    this.allocator = allocator;
+  }
+
+  @Override
+  public Batch next() {
+    if (units == null) {
+      List<ScanUnit> planned = snapshot.plan(request).units();
+      units = new ArrayDeque<>(planned);
+    }
+    try {
+      while (true) {
+        if (reader == null) {
+          ScanUnit unit = units.poll();
+          if (unit == null) {
+            return null;
+          }
+          reader = snapshot.open(unit, request, allocator);
+        }
+        if (reader.loadNextBatch()) {
+          VectorSchemaRoot root = reader.getVectorSchemaRoot();
+          if (root.getRowCount() > 0) {
+            return Batch.dense(root);
+          }
+        } else {
+          reader.close();
+          reader = null;
+        }
+      }
+    } catch (IOException e) {
+      throw new ExecutionException("reading table failed: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (reader != null) {
+      try {
+        reader.close();
+      } catch (IOException e) {
+        throw new ExecutionException("closing table reader failed: " + e.getMessage(), e);
+      } finally {
+        reader = null;
+      }
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package dev.lake.sql;
+
+import dev.lake.engine.TableHandle;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the SQL front end needs to know about the tables of the catalog {@value #LAKE}: which
+ * schemas and tables exist and how to open one. Implemented over the registry by the server.
+ */
+public interface SqlCatalog {
+
+  /** The name of the native catalog in three-part names ({@code lake.demo.episodes}). */
+  String LAKE = "lake";
+
+  List<String> schemaNames();
+
+  /** Table names of {@code schema}; empty if the schema does not exist. */
+  List<String> tableNames(String schema);
+
+  /**
+   * Opens a table at its latest version. The returned handle stays owned by the catalog: callers
+   * must not close it.
+   */
+  Optional<TableHandle> openTable(TableName name);
+}

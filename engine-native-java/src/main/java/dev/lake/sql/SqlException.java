@@ -1,0 +1,52 @@
+package dev.lake.sql;
+
+/**
+ * A statement that cannot be planned or run. {@link #kind()} says which way it is wrong; when
+ * the problem is at a place in the SQL text, {@link #line()} and {@link #column()} give it
+ * (1-based, 0 when unknown).
+ */
+public class SqlException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public enum Kind {
+    /** The text does not parse. */
+    SYNTAX,
+    /** A table or schema does not exist. */
+    TABLE_NOT_FOUND,
+    /** A column or function does not exist, or types do not fit. */
+    INVALID,
+    /** Valid SQL that lake does not support yet. */
+    UNSUPPORTED,
+    /** A table version or snapshot asked for does not exist. */
+    VERSION_NOT_FOUND,
+    /** Failure while executing. */
+    EXECUTION
+  }
+
+  private final Kind kind;
+  private final int line;
+  private final int column;
+
+  public SqlException(Kind kind, String message) {
+    this(kind, message, 0, 0, null);
+  }
+
+  public SqlException(Kind kind, String message, int line, int column, Throwable cause) {
+    super(message, cause);
+    this.kind = kind;
+    this.line = line;
+    this.column = column;
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  public int line() {
+    return line;
+  }
+
+  public int column() {
+    return column;
+  }
+}

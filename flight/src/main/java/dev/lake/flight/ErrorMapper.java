@@ -1,0 +1,124 @@
+package dev.lake.flight;
+
+import dev.lake.catalog.CatalogException;
+import dev.lake.catalog.ConcurrentChangeException;
+import dev.lake.catalog.InvalidNameException;
+import dev.lake.catalog.TableAlreadyExistsException;
+import dev.lake.catalog.TableNotFoundException;
+import dev.lake.engine.CommitConflictException;
+import dev.lake.engine.EngineException;
+import dev.lake.engine.SchemaMismatchException;
+import dev.lake.engine.VersionNotFoundException;
+import dev.lake.sql.SqlException;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.server.StatusException;
+import java.time.DateTimeException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place where lake's exceptions become gRPC statuses. Refusals (the request is wrong,
+ * the thing is missing) carry the exception's message, which names the table, column or
+ * position; failures of the server itself become {@code INTERNAL} with a generic message and
+ * the stack trace goes to the server log only, because engine and catalog messages can contain
+ * storage paths.
+ *
+ * <p>{@link SqlException.Kind#UNSUPPORTED} maps to {@code UNIMPLEMENTED}: the SQL is valid, lake
+ * does not do it yet, and retrying elsewhere will not help. {@link SqlException.Kind#EXECUTION}
+ * is the user's fault ({@code INVALID_ARGUMENT}) when it comes from the data and the query
+ * (division by zero, a bad cast), and the server's ({@code INTERNAL}) when it comes from
+ * storage or an unexpected bug.
+ */
+final class ErrorMapper {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ErrorMapper.class);
+
+  private ErrorMapper() {}
+
+  static StatusException toStatus(Throwable error) {
+    Throwable e = unwrap(error);
+    return switch (e) {
+      case StatusException status -> status;
+      case TicketCodec.InvalidTicketException invalid ->
+          status(GrpcStatus.INVALID_ARGUMENT, invalid.getMessage());
+      case FlightIpc.IpcException ipc -> status(GrpcStatus.INVALID_ARGUMENT, ipc.getMessage());
+      case SqlException sql -> fromSql(sql);
+      case TableNotFoundException notFound -> status(GrpcStatus.NOT_FOUND, notFound.getMessage());
+      case TableAlreadyExistsException exists ->
+          status(GrpcStatus.ALREADY_EXISTS, exists.getMessage());
+      case InvalidNameException invalid -> status(GrpcStatus.INVALID_ARGUMENT, invalid.getMessage());
+      case ConcurrentChangeException changed -> status(GrpcStatus.ABORTED, changed.getMessage());
+      case SchemaMismatchException mismatch ->
+          status(GrpcStatus.INVALID_ARGUMENT, withoutLocation(mismatch));
+      case VersionNotFoundException missing ->
+          status(GrpcStatus.NOT_FOUND, withoutLocation(missing));
+      case CommitConflictException conflict ->
+          status(GrpcStatus.ABORTED, "another writer kept committing to the table; retry");
+      case RejectedExecutionException busy ->
+          status(GrpcStatus.RESOURCE_EXHAUSTED, "the server is busy; retry later");
+      default -> internal(e);
+    };
+  }
+
+  private static StatusException fromSql(SqlException e) {
+    String message = e.getMessage();
+    return switch (e.kind()) {
+      case SYNTAX -> status(GrpcStatus.INVALID_ARGUMENT, e.line() > 0
+          ? "syntax error at line " + e.line() + ", column " + e.column() + ": " + message
+          : "syntax error: " + message);
+      case TABLE_NOT_FOUND, VERSION_NOT_FOUND -> status(GrpcStatus.NOT_FOUND, message);
+      case INVALID -> status(GrpcStatus.INVALID_ARGUMENT, e.line() > 0
+          ? message + " (line " + e.line() + ", column " + e.column() + ")"
+          : message);
+      case UNSUPPORTED -> status(GrpcStatus.UNIMPLEMENTED, message);
+      case EXECUTION -> userFault(e.getCause())
+          ? status(GrpcStatus.INVALID_ARGUMENT, message)
+          : internal(e);
+    };
+  }
+
+  // Failures caused by the data and the query text, which the user can fix; anything else
+  // (storage, an unexpected exception) is the server's problem.
+  private static boolean userFault(Throwable cause) {
+    return cause == null
+        || cause instanceof ArithmeticException
+        || cause instanceof NumberFormatException
+        || cause instanceof DateTimeException;
+  }
+
+  private static StatusException internal(Throwable e) {
+    LOG.error("internal error answered as INTERNAL", e);
+    String what = e instanceof EngineException || e instanceof CatalogException
+        ? "a storage or catalog failure"
+        : "an internal error";
+    return status(GrpcStatus.INTERNAL, "the server hit " + what + "; see the server log");
+  }
+
+  // Engine messages end with " (table <uri>)"; the uri is a server path, not for clients.
+  private static String withoutLocation(EngineException e) {
+    String message = e.getMessage();
+    if (e.location() != null) {
+      String suffix = " (table " + e.location() + ")";
+      if (message.endsWith(suffix)) {
+        return message.substring(0, message.length() - suffix.length());
+      }
+    }
+    return message;
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    Throwable current = e;
+    while ((current instanceof CompletionException || current instanceof ExecutionException)
+        && current.getCause() != null) {
+      current = current.getCause();
+    }
+    return current;
+  }
+
+  static StatusException status(GrpcStatus status, String message) {
+    return new StatusException(status, message);
+  }
+}

@@ -1,0 +1,158 @@
+package dev.lake.flight;
+
+import com.google.protobuf.ByteString;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.util.List;
+import org.apache.arrow.flatbuf.Message;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.flatbuf.RecordBatch;
+import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.ArrowBuffer;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.IpcOption;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Arrow IPC in Flight's framing: a {@code FlightData} carries one IPC message, its flatbuffer
+ * header in {@code data_header} and its body buffers, laid out at the offsets the header
+ * announces, in {@code data_body}.
+ *
+ * <p>Batches are copied into protobuf {@link ByteString}s, so the Arrow buffers can be released
+ * as soon as a message is encoded and the bytes in flight are plain heap memory. Writing the
+ * Arrow buffers straight to the socket (zero-copy) is a later optimisation of this class.
+ */
+final class FlightIpc {
+
+  private static final IpcOption OPTION = IpcOption.DEFAULT;
+
+  private FlightIpc() {}
+
+  /** The IPC-encapsulated schema message, as {@code FlightInfo.schema} and {@code dataset_schema} hold it. */
+  static ByteString schemaBytes(Schema schema) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      MessageSerializer.serialize(new WriteChannel(Channels.newChannel(out)), schema, OPTION);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return ByteString.copyFrom(out.toByteArray());
+  }
+
+  /** The first message of a stream: the schema, no body. */
+  static Flight.FlightData schemaMessage(Schema schema) {
+    return Flight.FlightData.newBuilder()
+        .setDataHeader(ByteString.copyFrom(MessageSerializer.serializeMetadata(schema, OPTION)))
+        .build();
+  }
+
+  /** The current contents of {@code root} as one record-batch message (copied). */
+  static Flight.FlightData batchMessage(VectorSchemaRoot root) {
+    try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
+      return batchMessage(batch);
+    }
+  }
+
+  static Flight.FlightData batchMessage(ArrowRecordBatch batch) {
+    ByteString header = ByteString.copyFrom(MessageSerializer.serializeMetadata(batch, OPTION));
+    long bodyLength = batch.computeBodyLength();
+    if (bodyLength > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException("record batch body of " + bodyLength
+          + " bytes exceeds the 2 GiB Flight message limit; use smaller batches");
+    }
+    // The header records an offset for every buffer (8-byte aligned); the body must match it.
+    byte[] body = new byte[(int) bodyLength];
+    List<ArrowBuf> buffers = batch.getBuffers();
+    List<ArrowBuffer> layout = batch.getBuffersLayout();
+    for (int i = 0; i < buffers.size(); i++) {
+      ArrowBuf buffer = buffers.get(i);
+      ArrowBuffer slot = layout.get(i);
+      buffer.getBytes(0, body, (int) slot.getOffset(), (int) slot.getSize());
+    }
+    return Flight.FlightData.newBuilder()
+        .setDataHeader(header)
+        .setDataBody(ByteString.copyFrom(body))
+        .build();
+  }
+
+  /** Parses the flatbuffer header of a received message. */
+  static Message header(ByteString dataHeader) {
+    if (dataHeader.isEmpty()) {
+      throw new IpcException("a FlightData message has no data_header");
+    }
+    ByteBuffer buffer = dataHeader.asReadOnlyByteBuffer();
+    try {
+      Message message = Message.getRootAsMessage(buffer);
+      // Touch the header type so a garbage buffer fails here, not later deep in a loader.
+      message.headerType();
+      return message;
+    } catch (RuntimeException e) {
+      throw new IpcException("a FlightData message has an unreadable data_header");
+    }
+  }
+
+  /** The schema of a received schema message. */
+  static Schema schema(Message message) {
+    if (message.headerType() != MessageHeader.Schema) {
+      throw new IpcException("the first FlightData message must carry the schema");
+    }
+    try {
+      return MessageSerializer.deserializeSchema(message);
+    } catch (RuntimeException e) {
+      throw new IpcException("the schema message cannot be read: " + e.getMessage());
+    }
+  }
+
+  /**
+   * The record batch of a received message, its body copied into {@code allocator}. The caller
+   * owns (and must close) the returned batch.
+   */
+  static ArrowRecordBatch recordBatch(Message message, ByteString dataBody,
+      BufferAllocator allocator) {
+    if (message.headerType() == MessageHeader.DictionaryBatch) {
+      throw new IpcException("dictionary-encoded columns are not supported");
+    }
+    if (message.headerType() != MessageHeader.RecordBatch) {
+      throw new IpcException("expected a record batch message, got header type "
+          + MessageHeader.name(message.headerType()));
+    }
+    if (message.bodyLength() != dataBody.size()) {
+      throw new IpcException("a record batch announces " + message.bodyLength()
+          + " body bytes but carries " + dataBody.size());
+    }
+    RecordBatch header = (RecordBatch) message.header(new RecordBatch());
+    if (header.compression() != null) {
+      throw new IpcException("compressed record batches are not supported");
+    }
+    ArrowBuf body = allocator.buffer(dataBody.size());
+    try {
+      body.setBytes(0, dataBody.asReadOnlyByteBuffer());
+      // deserializeRecordBatch slices the body, and the batch retains the slices, then releases
+      // the body's own reference: on success the batch is the only owner.
+      return MessageSerializer.deserializeRecordBatch(header, body);
+    } catch (IOException | RuntimeException e) {
+      if (body.getReferenceManager().getRefCount() > 0) {
+        body.close();
+      }
+      throw new IpcException("a record batch cannot be read: " + e.getMessage());
+    }
+  }
+
+  /** A received stream that is not valid Arrow IPC. Nothing was changed. */
+  static final class IpcException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    IpcException(String message) {
+      super(message);
+    }
+  }
+}

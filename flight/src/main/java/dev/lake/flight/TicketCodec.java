@@ -1,0 +1,200 @@
+package dev.lake.flight;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.lake.engine.Version;
+import dev.lake.sql.TableName;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Encodes and decodes the opaque bytes lake hands to clients: {@code DoGet} tickets and
+ * prepared-statement handles. Both are self-contained (they carry the SQL and, for tickets, the
+ * exact table versions planned), so any replica can serve them and the server keeps no state.
+ *
+ * <p>This is the only class that knows the byte layout, so sealing the bytes (encryption and
+ * authentication of the claims) replaces this class and nothing else. Layout, big-endian:
+ *
+ * <pre>
+ *   ticket: "LKT" format(1) kind(1) body
+ *     kind 1 (query):   sqlLen(4) sql(UTF-8) pinCount(4) { schemaLen(2) schema tableLen(2) table version(8) }*
+ *     kind 2 (command): anyLen(4) Any-packed Flight SQL command
+ *   handle: "LKP" format(1) sql(UTF-8, the rest)
+ * </pre>
+ */
+final class TicketCodec {
+
+  static final byte FORMAT = 1;
+  private static final byte[] TICKET_MAGIC = {'L', 'K', 'T'};
+  private static final byte[] HANDLE_MAGIC = {'L', 'K', 'P'};
+  private static final byte KIND_QUERY = 1;
+  private static final byte KIND_COMMAND = 2;
+  // A ticket far larger than any SQL a client could send is corrupt or hostile; refuse before allocating.
+  private static final int MAX_TEXT = 16 << 20;
+  private static final int MAX_PINS = 65_536;
+
+  private TicketCodec() {}
+
+  /** What a ticket asks {@code DoGet} to stream. */
+  sealed interface Ticket permits QueryTicket, CommandTicket {}
+
+  /** Run {@code sql} reading every table at its pinned version. */
+  record QueryTicket(String sql, Map<TableName, Version> pins) implements Ticket {
+    QueryTicket {
+      Objects.requireNonNull(sql, "sql");
+      pins = Map.copyOf(pins);
+    }
+  }
+
+  /** Answer a Flight SQL metadata command (GetTables, GetSqlInfo...) as of the DoGet. */
+  record CommandTicket(Any command) implements Ticket {
+    CommandTicket {
+      Objects.requireNonNull(command, "command");
+    }
+  }
+
+  /** Thrown for bytes that are not a ticket or handle this codec wrote. */
+  static final class InvalidTicketException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    InvalidTicketException(String what) {
+      super("invalid " + what);
+    }
+  }
+
+  static byte[] encodeQuery(String sql, Map<TableName, Version> pins) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + sql.length());
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.write(TICKET_MAGIC);
+      out.writeByte(FORMAT);
+      out.writeByte(KIND_QUERY);
+      byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+      out.writeInt(text.length);
+      out.write(text);
+      out.writeInt(pins.size());
+      for (Map.Entry<TableName, Version> pin : pins.entrySet()) {
+        writeShortText(out, pin.getKey().schema());
+        writeShortText(out, pin.getKey().table());
+        out.writeLong(pin.getValue().number());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+
+  static byte[] encodeCommand(Any command) {
+    byte[] body = command.toByteArray();
+    ByteBuffer buffer = ByteBuffer.allocate(TICKET_MAGIC.length + 2 + 4 + body.length);
+    buffer.put(TICKET_MAGIC).put(FORMAT).put(KIND_COMMAND).putInt(body.length).put(body);
+    return buffer.array();
+  }
+
+  /**
+   * Decodes a ticket.
+   *
+   * @throws InvalidTicketException if the bytes are garbage, truncated, of another format version
+   *     or carry trailing bytes
+   */
+  static Ticket decodeTicket(byte[] ticket) {
+    try {
+      ByteBuffer in = ByteBuffer.wrap(ticket);
+      expectMagic(in, TICKET_MAGIC, "ticket");
+      byte kind = in.get();
+      Ticket decoded = switch (kind) {
+        case KIND_QUERY -> decodeQuery(in);
+        case KIND_COMMAND -> new CommandTicket(Any.parseFrom(bytes(in, in.getInt())));
+        default -> throw new InvalidTicketException("ticket");
+      };
+      if (in.hasRemaining()) {
+        throw new InvalidTicketException("ticket");
+      }
+      return decoded;
+    } catch (BufferUnderflowException | IllegalArgumentException | InvalidProtocolBufferException
+        | CharacterCodingException e) {
+      throw new InvalidTicketException("ticket");
+    }
+  }
+
+  static byte[] encodeHandle(String sql) {
+    byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(HANDLE_MAGIC.length + 1 + text.length)
+        .put(HANDLE_MAGIC).put(FORMAT).put(text).array();
+  }
+
+  /**
+   * Decodes a prepared-statement handle to its SQL.
+   *
+   * @throws InvalidTicketException if the bytes are not a handle this codec wrote
+   */
+  static String decodeHandle(byte[] handle) {
+    try {
+      ByteBuffer in = ByteBuffer.wrap(handle);
+      expectMagic(in, HANDLE_MAGIC, "prepared statement handle");
+      return utf8(bytes(in, in.remaining()));
+    } catch (BufferUnderflowException | CharacterCodingException e) {
+      throw new InvalidTicketException("prepared statement handle");
+    }
+  }
+
+  private static QueryTicket decodeQuery(ByteBuffer in) throws CharacterCodingException {
+    String sql = utf8(bytes(in, in.getInt()));
+    int count = in.getInt();
+    if (count < 0 || count > MAX_PINS) {
+      throw new InvalidTicketException("ticket");
+    }
+    Map<TableName, Version> pins = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      String schema = utf8(bytes(in, Short.toUnsignedInt(in.getShort())));
+      String table = utf8(bytes(in, Short.toUnsignedInt(in.getShort())));
+      pins.put(new TableName(schema, table), Version.of(in.getLong()));
+    }
+    return new QueryTicket(sql, pins);
+  }
+
+  private static void expectMagic(ByteBuffer in, byte[] magic, String what) {
+    byte[] actual = new byte[magic.length];
+    in.get(actual);
+    if (!Arrays.equals(actual, magic) || in.get() != FORMAT) {
+      throw new InvalidTicketException(what);
+    }
+  }
+
+  private static byte[] bytes(ByteBuffer in, int length) {
+    if (length < 0 || length > MAX_TEXT || length > in.remaining()) {
+      throw new BufferUnderflowException();
+    }
+    byte[] out = new byte[length];
+    in.get(out);
+    return out;
+  }
+
+  // Strict decoding: a ticket whose text is not valid UTF-8 was not written by this codec.
+  private static String utf8(byte[] bytes) throws CharacterCodingException {
+    return StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT)
+        .decode(ByteBuffer.wrap(bytes))
+        .toString();
+  }
+
+  private static void writeShortText(DataOutputStream out, String text) throws IOException {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length > 0xffff) {
+      throw new IllegalArgumentException("identifier too long for a ticket: " + text);
+    }
+    out.writeShort(bytes.length);
+    out.write(bytes);
+  }
+}
