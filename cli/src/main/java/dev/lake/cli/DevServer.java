@@ -3,9 +3,11 @@ package dev.lake.cli;
 import dev.lake.catalog.Catalog;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
+import dev.lake.flight.CatalogSqlCatalog;
 import dev.lake.flight.LakeFlightServer;
 import dev.lake.metastore.MetaStore;
 import dev.lake.metastore.rocksdb.RocksDbMetaStore;
+import dev.lake.sql.SqlEngine;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,6 +64,7 @@ final class DevServer implements AutoCloseable {
       boolean demoCreated = DemoEpisodes.createIfAbsent(catalog, allocator);
       LakeFlightServer server = LakeFlightServer.builder()
           .catalog(catalog)
+          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog)))
           .allocator(allocator)
           .host(host)
           .port(port)

@@ -74,7 +74,7 @@ class CatalogCrashIT {
       });
       reader.start();
       waitFor(lines, "STARTED", child);
-      Thread.sleep(20 + random.nextInt(400));
+      Thread.sleep(100 + random.nextInt(800));
       child.destroyForcibly();
       assertTrue(child.waitFor(30, TimeUnit.SECONDS));
       reader.join(10_000);
@@ -97,8 +97,9 @@ class CatalogCrashIT {
           .mapToLong(Long::longValue).max().orElse(-1) + 1);
       nextBatch = Math.max(nextBatch, acknowledged.isEmpty() ? 0 : acknowledged.last() + 1);
     }
-    assertTrue(killedWithAcks >= rounds / 2,
-        "most rounds should be killed after some appends were acknowledged: " + killedWithAcks);
+    assertTrue(killedWithAcks >= rounds / 3,
+        "a third of the rounds or more should be killed after some appends were acknowledged: "
+            + killedWithAcks);
   }
 
   private static void waitFor(List<String> lines, String marker, Process child) throws Exception {

@@ -22,10 +22,11 @@ final class LakeProcess implements AutoCloseable {
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
   private final CompletableFuture<Integer> port = new CompletableFuture<>();
+  private final Thread reader;
 
   private LakeProcess(Process process) {
     this.process = process;
-    Thread reader = new Thread(this::pump, "lake-output");
+    reader = new Thread(this::pump, "lake-output");
     reader.setDaemon(true);
     reader.start();
   }
@@ -68,11 +69,14 @@ final class LakeProcess implements AutoCloseable {
 
   /** Sends SIGTERM and waits for the exit code. */
   int terminate() throws InterruptedException {
-    process.destroy();
+    // Through the handle: Process.destroy() would also close our end of the output pipe, losing
+    // what the process prints while it shuts down.
+    process.toHandle().destroy();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       throw new AssertionError("lake did not stop within 30 s of SIGTERM; output: " + output);
     }
+    reader.join(10_000);
     return process.exitValue();
   }
 
@@ -81,6 +85,7 @@ final class LakeProcess implements AutoCloseable {
       process.destroyForcibly();
       throw new AssertionError("lake did not exit; output: " + output);
     }
+    reader.join(10_000);
     return process.exitValue();
   }
 

@@ -66,18 +66,21 @@ final class ErrorMapper {
   private static StatusException fromSql(SqlException e) {
     String message = e.getMessage();
     return switch (e.kind()) {
-      case SYNTAX -> status(GrpcStatus.INVALID_ARGUMENT, e.line() > 0
-          ? "syntax error at line " + e.line() + ", column " + e.column() + ": " + message
-          : "syntax error: " + message);
+      case SYNTAX -> status(GrpcStatus.INVALID_ARGUMENT, withPosition(
+          message.startsWith("syntax error") ? message : "syntax error: " + message, e));
       case TABLE_NOT_FOUND, VERSION_NOT_FOUND -> status(GrpcStatus.NOT_FOUND, message);
-      case INVALID -> status(GrpcStatus.INVALID_ARGUMENT, e.line() > 0
-          ? message + " (line " + e.line() + ", column " + e.column() + ")"
-          : message);
+      case INVALID -> status(GrpcStatus.INVALID_ARGUMENT, withPosition(message, e));
       case UNSUPPORTED -> status(GrpcStatus.UNIMPLEMENTED, message);
       case EXECUTION -> userFault(e.getCause())
           ? status(GrpcStatus.INVALID_ARGUMENT, message)
           : internal(e);
     };
+  }
+
+  // The front end usually puts the position in its message already; add it only when missing.
+  private static String withPosition(String message, SqlException e) {
+    String position = "line " + e.line() + ", column " + e.column();
+    return e.line() <= 0 || message.contains(position) ? message : message + " (" + position + ")";
   }
 
   // Failures caused by the data and the query text, which the user can fix; anything else

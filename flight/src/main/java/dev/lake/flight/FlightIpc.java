@@ -1,6 +1,8 @@
 package dev.lake.flight;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.WireFormat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,9 +29,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * header in {@code data_header} and its body buffers, laid out at the offsets the header
  * announces, in {@code data_body}.
  *
- * <p>Batches are copied into protobuf {@link ByteString}s, so the Arrow buffers can be released
- * as soon as a message is encoded and the bytes in flight are plain heap memory. Writing the
- * Arrow buffers straight to the socket (zero-copy) is a later optimisation of this class.
+ * <p>Outgoing batches are serialized on a worker thread into one heap array each (one copy of
+ * the Arrow buffers), so the Arrow buffers can be released as soon as a message is encoded and
+ * the bytes in flight are plain heap memory. Writing the Arrow buffers straight to the socket
+ * (zero-copy, direct composite buffers) is a later optimisation of this class.
  */
 final class FlightIpc {
 
@@ -63,25 +66,55 @@ final class FlightIpc {
   }
 
   static Flight.FlightData batchMessage(ArrowRecordBatch batch) {
+    try {
+      return Flight.FlightData.parseFrom(encodedBatch(batch));
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new IllegalStateException("lake wrote a FlightData it cannot read", e);
+    }
+  }
+
+  /**
+   * The current contents of {@code root} as one serialized record-batch {@code FlightData},
+   * ready for the wire: the Arrow buffers are copied once, straight into the message bytes.
+   */
+  static byte[] encodedBatch(VectorSchemaRoot root) {
+    try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
+      return encodedBatch(batch);
+    }
+  }
+
+  static byte[] encodedBatch(ArrowRecordBatch batch) {
     ByteString header = ByteString.copyFrom(MessageSerializer.serializeMetadata(batch, OPTION));
     long bodyLength = batch.computeBodyLength();
-    if (bodyLength > Integer.MAX_VALUE - 8) {
-      throw new IllegalStateException("record batch body of " + bodyLength
-          + " bytes exceeds the 2 GiB Flight message limit; use smaller batches");
+    long size = CodedOutputStream.computeBytesSize(Flight.FlightData.DATA_HEADER_FIELD_NUMBER,
+        header)
+        + CodedOutputStream.computeTagSize(Flight.FlightData.DATA_BODY_FIELD_NUMBER)
+        + CodedOutputStream.computeUInt64SizeNoTag(bodyLength)
+        + bodyLength;
+    if (size > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException("record batch of " + bodyLength
+          + " body bytes exceeds the 2 GiB Flight message limit; use smaller batches");
+    }
+    byte[] message = new byte[(int) size];
+    CodedOutputStream out = CodedOutputStream.newInstance(message);
+    try {
+      out.writeBytes(Flight.FlightData.DATA_HEADER_FIELD_NUMBER, header);
+      out.writeTag(Flight.FlightData.DATA_BODY_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+      out.writeUInt64NoTag(bodyLength);
+      out.flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     // The header records an offset for every buffer (8-byte aligned); the body must match it.
-    byte[] body = new byte[(int) bodyLength];
+    // Padding stays zero, as the array starts zeroed.
+    int bodyStart = out.getTotalBytesWritten();
     List<ArrowBuf> buffers = batch.getBuffers();
     List<ArrowBuffer> layout = batch.getBuffersLayout();
     for (int i = 0; i < buffers.size(); i++) {
-      ArrowBuf buffer = buffers.get(i);
       ArrowBuffer slot = layout.get(i);
-      buffer.getBytes(0, body, (int) slot.getOffset(), (int) slot.getSize());
+      buffers.get(i).getBytes(0, message, bodyStart + (int) slot.getOffset(), (int) slot.getSize());
     }
-    return Flight.FlightData.newBuilder()
-        .setDataHeader(header)
-        .setDataBody(ByteString.copyFrom(body))
-        .build();
+    return message;
   }
 
   /** Parses the flatbuffer header of a received message. */

@@ -51,6 +51,11 @@ final class LogSnapshot implements Snapshot {
     return schema;
   }
 
+  /** The segments live in this version, oldest first. */
+  List<TableState.LiveSegment> segments() {
+    return segments;
+  }
+
   @Override
   public long rowCount() {
     return rowCount;
@@ -91,8 +96,10 @@ final class LogSnapshot implements Snapshot {
   }
 
   /**
-   * Opens a reader over a unit from {@link #plan}. Checksums are verified as each block loads;
-   * a failure there throws {@link CorruptTableException} from {@code loadNextBatch}.
+   * Opens a reader over a unit from {@link #plan}: one batch per surviving block. The filter
+   * prunes whole blocks only (rows are not filtered) and the limit hint is not used. Checksums
+   * are verified as each block loads; a failure there throws {@link CorruptTableException} from
+   * {@code loadNextBatch}.
    *
    * @throws IllegalArgumentException if the unit is not from a plan of this table
    */

@@ -147,7 +147,7 @@ final class LogTableHandle implements TableHandle {
         CommitEntry entry = new CommitEntry(next, Instant.now(), operation, schema, added, List.of());
         maybeCommitted = true;
         if (log.tryCommit(entry)) {
-          refresh();
+          // Not refreshed here: a failure reading others' entries must not mask this success.
           return Version.of(next);
         }
         maybeCommitted = false;
@@ -170,6 +170,11 @@ final class LogTableHandle implements TableHandle {
       }
       throw new EngineException(location,
           "commit failed, outcome unknown: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      if (!maybeCommitted) {
+        deleteQuietly(written);
+      }
+      throw e;
     }
     deleteQuietly(written);
     throw new CommitConflictException(location, "other writers won " + (settings.commitRetries() + 1)

@@ -86,11 +86,32 @@ public final class HashAggregateOperator implements Operator {
       keyValues.add(new ArrayList<>());
     }
     int groupCount = keys.isEmpty() ? 1 : 0;
+    LongGroupTable longGroups = new LongGroupTable();
+    int nullGroup = -1;
     Batch batch;
     while ((batch = input.next()) != null) {
       int n = batch.count();
       int[] groups = new int[n];
-      if (!keys.isEmpty()) {
+      if (keys.size() == 1 && keyTypes.get(0).isLongBacked()) {
+        Col.Longs key = (Col.Longs) keys.get(0).eval(batch);
+        for (int i = 0; i < n; i++) {
+          int id;
+          if (key.nulls[i]) {
+            if (nullGroup < 0) {
+              nullGroup = groupCount++;
+              keyValues.get(0).add(null);
+            }
+            id = nullGroup;
+          } else {
+            id = longGroups.getOrAdd(key.values[i], groupCount);
+            if (id == groupCount) {
+              groupCount++;
+              keyValues.get(0).add(key.values[i]);
+            }
+          }
+          groups[i] = id;
+        }
+      } else if (!keys.isEmpty()) {
         Col[] keyCols = new Col[keys.size()];
         for (int k = 0; k < keyCols.length; k++) {
           keyCols[k] = keys.get(k).eval(batch);

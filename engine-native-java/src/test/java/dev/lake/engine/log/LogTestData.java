@@ -61,7 +61,47 @@ final class LogTestData {
       nullable("ts", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")),
       nullable("amount", new ArrowType.Decimal(20, 4, 128))));
 
+  /** The schema of batch-tracking tests: every row carries the id of the append it came in. */
+  static final Schema BATCHES = new Schema(List.of(
+      new Field("batch", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+      new Field("seq", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+      nullable("payload", ArrowType.Utf8.INSTANCE)));
+
   private LogTestData() {}
+
+  /** One batch of {@link #BATCHES} rows, all with {@code batchId}, as an IPC stream reader. */
+  static ArrowReader batchReader(BufferAllocator allocator, long batchId, int rows, int payloadBytes) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] payload = "x".repeat(payloadBytes).getBytes(StandardCharsets.UTF_8);
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(BATCHES, allocator);
+        ArrowStreamWriter writer = new ArrowStreamWriter(root, null, out)) {
+      root.allocateNew();
+      BigIntVector batch = (BigIntVector) root.getVector(0);
+      BigIntVector seq = (BigIntVector) root.getVector(1);
+      VarCharVector text = (VarCharVector) root.getVector(2);
+      for (int i = 0; i < rows; i++) {
+        batch.setSafe(i, batchId);
+        seq.setSafe(i, i);
+        if (i % 10 == 0) {
+          text.setNull(i);
+        } else {
+          text.setSafe(i, payload);
+        }
+      }
+      root.setRowCount(rows);
+      writer.start();
+      writer.writeBatch();
+      writer.end();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new ArrowStreamReader(new ByteArrayInputStream(out.toByteArray()), allocator);
+  }
+
+  /** The operation id of a tracked batch, so versions() can be checked against batch ids. */
+  static AppendOperation batchOp(long batchId) {
+    return op(new UUID(0xBA7C4L, batchId), "batch-" + batchId);
+  }
 
   static Field nullable(String name, ArrowType type) {
     return new Field(name, FieldType.nullable(type), null);
@@ -115,7 +155,8 @@ final class LogTestData {
     VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
     root.allocateNew();
     for (FieldVector v : root.getFieldVectors()) {
-      String col = v.getName();
+      // A renamed column ("i16x") takes the values of the column it was derived from.
+      String col = v.getName().replaceAll("x$", "");
       for (int i = 0; i < rows; i++) {
         set(v, i, value(col, first + i));
       }
@@ -130,10 +171,10 @@ final class LogTestData {
       return;
     }
     switch (v) {
-      case BigIntVector x -> x.setSafe(i, (Long) value);
-      case TinyIntVector x -> x.setSafe(i, (Byte) value);
-      case SmallIntVector x -> x.setSafe(i, (Short) value);
-      case IntVector x -> x.setSafe(i, (Integer) value);
+      case BigIntVector x -> x.setSafe(i, ((Number) value).longValue());
+      case TinyIntVector x -> x.setSafe(i, ((Number) value).byteValue());
+      case SmallIntVector x -> x.setSafe(i, ((Number) value).shortValue());
+      case IntVector x -> x.setSafe(i, ((Number) value).intValue());
       case Float4Vector x -> x.setSafe(i, (Float) value);
       case Float8Vector x -> x.setSafe(i, (Double) value);
       case BitVector x -> x.setSafe(i, (Boolean) value ? 1 : 0);

@@ -22,20 +22,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * straight into an {@link ArrowBuf} of the caller's allocator, its CRC32C checked, and its
  * buffers handed to the vectors as slices of that one allocation: no copy, no per-row work.
  */
-public final class BlockReader extends ArrowReader {
-
-  /** Turns a detected corruption into the exception the caller reports. */
-  @FunctionalInterface
-  public interface CorruptionHandler {
-    RuntimeException corrupt(String detail, Throwable cause);
-  }
+final class BlockReader extends ArrowReader {
 
   private final Path file;
   private final SegmentFooter footer;
   private final List<Integer> blocks;
   private final List<Integer> projection;
   private final List<ColumnKind> kinds;
-  private final CorruptionHandler onCorrupt;
+  private final SegmentFile.CorruptionHandler onCorrupt;
   private FileChannel channel;
   private int next;
   private long bytesRead;
@@ -46,7 +40,7 @@ public final class BlockReader extends ArrowReader {
       List<Integer> blocks,
       List<Integer> projection,
       BufferAllocator allocator,
-      CorruptionHandler onCorrupt) {
+      SegmentFile.CorruptionHandler onCorrupt) {
     super(allocator);
     this.file = file;
     this.footer = footer;

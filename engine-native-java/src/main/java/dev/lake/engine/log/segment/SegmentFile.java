@@ -38,6 +38,12 @@ public final class SegmentFile {
 
   private SegmentFile() {}
 
+  /** Turns a corruption detected while reading blocks into the exception the caller reports. */
+  @FunctionalInterface
+  public interface CorruptionHandler {
+    RuntimeException corrupt(String detail, Throwable cause);
+  }
+
   /**
    * Reads and verifies the footer of {@code file}.
    *
@@ -99,7 +105,7 @@ public final class SegmentFile {
       List<Integer> blocks,
       List<Integer> projection,
       BufferAllocator allocator,
-      BlockReader.CorruptionHandler onCorrupt) {
+      CorruptionHandler onCorrupt) {
     return new BlockReader(file, footer, blocks, projection, allocator, onCorrupt);
   }
 
@@ -119,6 +125,7 @@ public final class SegmentFile {
         if (kind == null
             || chunk.offset() < MAGIC.length
             || chunk.length() <= 0
+            || chunk.length() > Integer.MAX_VALUE
             || chunk.offset() + chunk.length() > dataEnd
             || chunk.bufferLengths().size() != kind.bufferCount()) {
           throw new SegmentFormatException("has a malformed chunk index");

@@ -204,7 +204,11 @@ public final class StatsPruner {
     Object v = lit.value();
     ArrowType litType = lit.type();
     return switch (kind) {
-      case INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, DECIMAL128 -> numeric(v);
+      case INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, DECIMAL128 ->
+          litType instanceof ArrowType.Int
+              || litType instanceof ArrowType.FloatingPoint
+              || litType instanceof ArrowType.Decimal
+          ? numeric(v) : null;
       case BOOL -> v instanceof Boolean ? v : null;
       case UTF8 -> v instanceof String s ? s.getBytes(StandardCharsets.UTF_8) : null;
       case DATE_DAY -> litType instanceof ArrowType.Date d && d.getUnit() == DateUnit.DAY ? v : null;

@@ -1,0 +1,119 @@
+package dev.lake.sql;
+
+import dev.lake.engine.EngineException;
+import dev.lake.engine.ScanRequest;
+import dev.lake.engine.Version;
+import dev.lake.exec.ExecutionException;
+import dev.lake.exec.expr.Expr;
+import dev.lake.exec.expr.Kernel;
+import dev.lake.exec.op.FilterOperator;
+import dev.lake.exec.op.HashAggregateOperator;
+import dev.lake.exec.op.LimitOperator;
+import dev.lake.exec.op.Operator;
+import dev.lake.exec.op.ProjectOperator;
+import dev.lake.exec.op.ScanOperator;
+import dev.lake.exec.op.SingleRowOperator;
+import dev.lake.exec.op.SortOperator;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A bound query and the physical plan it runs as: scan, filter, [hash aggregate, filter],
+ * project, [distinct], [sort], [limit]. Each {@link #execute} builds fresh operators, so
+ * executions are independent.
+ */
+final class LakePreparedQuery implements PreparedQuery {
+  private static final AtomicLong QUERY_IDS = new AtomicLong();
+
+  private final BoundQuery query;
+  private final Map<TableName, Version> pins;
+
+  LakePreparedQuery(BoundQuery query) {
+    this.query = query;
+    Map<TableName, Version> p = new LinkedHashMap<>();
+    query.scan().ifPresent(s -> p.put(s.table(), s.version()));
+    this.pins = Map.copyOf(p);
+  }
+
+  @Override
+  public Schema schema() {
+    return query.output();
+  }
+
+  @Override
+  public Map<TableName, Version> pins() {
+    return pins;
+  }
+
+  /**
+   * Runs the query in a child allocator of {@code allocator} named after the query. The
+   * returned reader owns that allocator and every buffer of the run; closing it releases them.
+   *
+   * @throws SqlException EXECUTION if the plan cannot start; nothing stays allocated
+   */
+  @Override
+  public ArrowReader execute(BufferAllocator allocator) {
+    String name = "sql-query-" + QUERY_IDS.incrementAndGet()
+        + query.scan().map(s -> "-" + s.table()).orElse("");
+    BufferAllocator child = allocator.newChildAllocator(name, 0, allocator.getLimit());
+    Operator plan = null;
+    try {
+      plan = build(child);
+      return new QueryReader(child, plan, query.output());
+    } catch (RuntimeException e) {
+      if (plan != null) {
+        plan.close();
+      }
+      child.close();
+      if (e instanceof ExecutionException || e instanceof EngineException) {
+        throw new SqlException(SqlException.Kind.EXECUTION, e.getMessage(), 0, 0, e);
+      }
+      throw e;
+    }
+  }
+
+  private Operator build(BufferAllocator allocator) {
+    Operator op;
+    if (query.scan().isPresent()) {
+      BoundQuery.Scan scan = query.scan().get();
+      ScanRequest request = new ScanRequest(scan.columns(), scan.filter(), scan.limitHint());
+      op = new ScanOperator(scan.snapshot(), request, allocator);
+    } else {
+      op = new SingleRowOperator(allocator);
+    }
+    if (query.where() != null) {
+      op = new FilterOperator(op, Kernel.compile(query.where()));
+    }
+    if (query.aggregate().isPresent()) {
+      BoundQuery.Aggregate agg = query.aggregate().get();
+      op = new HashAggregateOperator(op, agg.schema(), agg.keys(), agg.calls(), allocator);
+      if (query.having() != null) {
+        op = new FilterOperator(op, Kernel.compile(query.having()));
+      }
+    }
+    op = new ProjectOperator(op, query.projectSchema(), query.projections(), allocator);
+    if (query.distinct()) {
+      List<Expr> keys = new ArrayList<>();
+      for (int i = 0; i < query.output().getFields().size(); i++) {
+        keys.add(new Expr.Column(i, query.output().getFields().get(i).getName(),
+            query.projections().get(i).type()));
+      }
+      op = new HashAggregateOperator(op, query.output(), keys, List.of(), allocator);
+    }
+    long needed = Binder.saturatedAdd(query.offset(), query.limit());
+    if (!query.orderBy().isEmpty()) {
+      Schema sortSchema = query.distinct() ? query.output() : query.projectSchema();
+      op = new SortOperator(op, sortSchema, query.orderBy(), needed, allocator);
+    }
+    if (query.offset() > 0 || query.limit() != Long.MAX_VALUE) {
+      op = new LimitOperator(op, query.offset(), query.limit());
+    }
+    return op;
+  }
+}

@@ -1,0 +1,90 @@
+package dev.lake.sql;
+
+import dev.lake.engine.EngineException;
+import dev.lake.exec.Batch;
+import dev.lake.exec.ExecutionException;
+import dev.lake.exec.op.Operator;
+import java.io.IOException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The result of one execution as an {@link ArrowReader}. Owns the query's child allocator and
+ * operator tree: {@link #close()} releases both, also after a failed {@link #loadNextBatch()}.
+ * Result buffers move into the reader's root without copying when the batch is dense.
+ */
+final class QueryReader extends ArrowReader {
+  private final BufferAllocator queryAllocator;
+  private final Operator plan;
+  private final Schema schema;
+  private boolean closed;
+
+  QueryReader(BufferAllocator queryAllocator, Operator plan, Schema schema) {
+    super(queryAllocator);
+    this.queryAllocator = queryAllocator;
+    this.plan = plan;
+    this.schema = schema;
+  }
+
+  /**
+   * @throws SqlException of kind EXECUTION when the query fails while running
+   */
+  @Override
+  public boolean loadNextBatch() throws IOException {
+    prepareLoadNextBatch();
+    Batch batch;
+    try {
+      batch = plan.next();
+    } catch (ExecutionException e) {
+      throw new SqlException(SqlException.Kind.EXECUTION, e.getMessage(), 0, 0, e);
+    } catch (EngineException e) {
+      throw new SqlException(SqlException.Kind.EXECUTION, "reading the table failed: " + e.getMessage(), 0, 0, e);
+    }
+    if (batch == null) {
+      return false;
+    }
+    VectorSchemaRoot root = getVectorSchemaRoot();
+    for (int c = 0; c < schema.getFields().size(); c++) {
+      FieldVector source = batch.root().getVector(c);
+      FieldVector target = root.getVector(c);
+      if (batch.selection() == null) {
+        source.makeTransferPair(target).transfer();
+      } else {
+        target.setInitialCapacity(batch.count());
+        target.allocateNew();
+        for (int i = 0; i < batch.count(); i++) {
+          target.copyFromSafe(batch.selection()[i], i, source);
+        }
+        target.setValueCount(batch.count());
+      }
+    }
+    root.setRowCount(batch.count());
+    return true;
+  }
+
+  @Override
+  public long bytesRead() {
+    return 0;
+  }
+
+  @Override
+  protected void closeReadSource() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      plan.close();
+    } finally {
+      queryAllocator.close();
+    }
+  }
+
+  @Override
+  protected Schema readSchema() {
+    return schema;
+  }
+}

@@ -1,0 +1,131 @@
+package dev.lake.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class SqlErrorTest extends SqlFixture {
+
+  private SqlException prepareFails(String sql, SqlException.Kind kind) {
+    SqlException e = assertThrows(SqlException.class, () -> engine.prepare(sql));
+    assertEquals(kind, e.kind(), e.getMessage());
+    return e;
+  }
+
+  @Test
+  void parseErrorIsSyntaxWithCalcitesPosition() {
+    SqlException e = prepareFails("SELECT id\nFROM episodes WHERE", SqlException.Kind.SYNTAX);
+    assertEquals(2, e.line());
+    assertTrue(e.column() > 0);
+    assertTrue(e.getMessage().startsWith("syntax error: "), e.getMessage());
+    SqlException select = prepareFails("SELEC 1", SqlException.Kind.SYNTAX);
+    assertEquals(1, select.line());
+    assertEquals(1, select.column());
+  }
+
+  @Test
+  void unknownTableIsTableNotFoundNamingIt() {
+    SqlException e = prepareFails("SELECT * FROM lake.demo.nope", SqlException.Kind.TABLE_NOT_FOUND);
+    assertEquals("table lake.demo.nope not found (line 1, column 15)", e.getMessage());
+    assertEquals(15, e.column());
+    prepareFails("SELECT * FROM nope.episodes", SqlException.Kind.TABLE_NOT_FOUND);
+    prepareFails("SELECT * FROM iceberg.demo.episodes", SqlException.Kind.TABLE_NOT_FOUND);
+    prepareFails("SELECT * FROM nope", SqlException.Kind.TABLE_NOT_FOUND);
+  }
+
+  @Test
+  void unqualifiedNameInTwoSchemasMustBeQualified() {
+    SqlException e = prepareFails("SELECT x FROM shared", SqlException.Kind.TABLE_NOT_FOUND);
+    assertTrue(e.getMessage().contains("qualify it as schema.table"), e.getMessage());
+    assertTrue(e.getMessage().contains("demo, lab"), e.getMessage());
+    assertEquals(1, rows("SELECT x FROM lab.shared").size());
+  }
+
+  @Test
+  void unknownColumnIsInvalidWithPosition() {
+    SqlException e = prepareFails("SELECT id,\n  nope FROM episodes", SqlException.Kind.INVALID);
+    assertEquals("column nope not found (line 2, column 3)", e.getMessage());
+    assertEquals(2, e.line());
+    assertEquals(3, e.column());
+    prepareFails("SELECT x.id FROM episodes e", SqlException.Kind.INVALID);
+  }
+
+  @Test
+  void typeErrorsAreInvalidNamingTheExpression() {
+    SqlException e = prepareFails("SELECT 'a' + 1", SqlException.Kind.INVALID);
+    assertTrue(e.getMessage().contains("'a' + 1"), e.getMessage());
+    assertTrue(e.getMessage().contains("VARCHAR"), e.getMessage());
+    prepareFails("SELECT id FROM episodes WHERE robot = 1", SqlException.Kind.INVALID);
+    prepareFails("SELECT id FROM episodes WHERE id", SqlException.Kind.INVALID);
+    prepareFails("SELECT sum(robot) FROM episodes", SqlException.Kind.INVALID);
+    prepareFails("SELECT CAST(\"day\" AS BOOLEAN) FROM episodes", SqlException.Kind.INVALID);
+    prepareFails("SELECT robot LIKE 1 FROM episodes", SqlException.Kind.UNSUPPORTED);
+    prepareFails("SELECT CAST('x' AS DATE)", SqlException.Kind.INVALID);
+    prepareFails("SELECT nosuchfn(id) FROM episodes", SqlException.Kind.INVALID);
+  }
+
+  @Test
+  void aggregateMisuseIsInvalid() {
+    SqlException e = prepareFails("SELECT robot, count(*) FROM episodes", SqlException.Kind.INVALID);
+    assertTrue(e.getMessage().contains("robot must appear in GROUP BY"), e.getMessage());
+    prepareFails("SELECT id FROM episodes WHERE count(*) > 1", SqlException.Kind.INVALID);
+    prepareFails("SELECT sum(count(*)) FROM episodes", SqlException.Kind.INVALID);
+    prepareFails("SELECT id FROM episodes GROUP BY robot", SqlException.Kind.INVALID);
+  }
+
+  @Test
+  void unsupportedConstructsAreNamed() {
+    SqlException join = prepareFails(
+        "SELECT * FROM demo.episodes a JOIN demo.episodes b ON a.id = b.id", SqlException.Kind.UNSUPPORTED);
+    assertTrue(join.getMessage().startsWith("JOIN is not supported yet"), join.getMessage());
+    SqlException union = prepareFails("SELECT 1 UNION SELECT 2", SqlException.Kind.UNSUPPORTED);
+    assertTrue(union.getMessage().startsWith("UNION is not supported yet"), union.getMessage());
+    SqlException window = prepareFails(
+        "SELECT row_number() OVER (ORDER BY id) FROM episodes", SqlException.Kind.UNSUPPORTED);
+    assertTrue(window.getMessage().startsWith("window functions are not supported yet"), window.getMessage());
+    SqlException sub = prepareFails(
+        "SELECT id FROM episodes WHERE id IN (SELECT id FROM episodes)", SqlException.Kind.UNSUPPORTED);
+    assertTrue(sub.getMessage().startsWith("subqueries are not supported yet"), sub.getMessage());
+    prepareFails("SELECT * FROM (SELECT 1)", SqlException.Kind.UNSUPPORTED);
+    prepareFails("SELECT * FROM episodes, types", SqlException.Kind.UNSUPPORTED);
+    prepareFails("WITH t AS (SELECT 1) SELECT * FROM t", SqlException.Kind.UNSUPPORTED);
+    prepareFails("INSERT INTO demo.episodes (id) VALUES (1)", SqlException.Kind.UNSUPPORTED);
+    prepareFails("SELECT robot, count(*) FROM episodes GROUP BY ROLLUP(robot)", SqlException.Kind.UNSUPPORTED);
+  }
+
+  @Test
+  void columnsOfTypesSqlCannotComputeWithAreUnsupportedOnlyWhenUsed() {
+    InMemoryTable blobs = new InMemoryTable(new org.apache.arrow.vector.types.pojo.Schema(java.util.List.of(
+        field("id", new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true), false),
+        field("payload", org.apache.arrow.vector.types.pojo.ArrowType.Binary.INSTANCE, true))), 10);
+    blobs.appendRows(java.util.List.<Object[]>of(row(1L, null)));
+    catalog.put(new TableName("demo", "blobs"), blobs);
+    assertEquals(1, rows("SELECT id FROM demo.blobs").size());
+    SqlException e = prepareFails("SELECT * FROM demo.blobs", SqlException.Kind.UNSUPPORTED);
+    assertTrue(e.getMessage().startsWith("column payload has type Binary"), e.getMessage());
+  }
+
+  @Test
+  void divisionByZeroFailsTheQueryAtExecution() {
+    for (String sql : new String[] {
+        "SELECT id / 0 FROM episodes", "SELECT duration_s / 0 FROM episodes",
+        "SELECT reward / 0 FROM episodes", "SELECT id % (id - id) FROM episodes"}) {
+      PreparedQuery q = engine.prepare(sql);
+      SqlException e = assertThrows(SqlException.class, () -> rows(q));
+      assertEquals(SqlException.Kind.EXECUTION, e.kind());
+      assertEquals("division by zero", e.getMessage());
+    }
+    // Rows removed by WHERE are never evaluated.
+    assertEquals(1, rows("SELECT 10 / (id - 1) FROM episodes WHERE id = 2").size());
+  }
+
+  @Test
+  void integerOverflowFailsInsteadOfWrapping() {
+    SqlException e = assertThrows(SqlException.class, () -> rows("SELECT i64 + 1 FROM demo.types"));
+    assertEquals(SqlException.Kind.EXECUTION, e.kind());
+    assertThrows(SqlException.class, () -> rows("SELECT i32 * 2 FROM demo.types"));
+    assertThrows(SqlException.class, () -> rows("SELECT CAST(i16 AS TINYINT) FROM demo.types"));
+  }
+}

@@ -1,0 +1,406 @@
+package dev.lake.flight;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.MessageOrBuilder;
+import dev.lake.catalog.TableIdent;
+import dev.lake.sql.PreparedQuery;
+import dev.lake.sql.SqlEngine;
+import io.vertx.core.Context;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.grpc.common.GrpcMessageDecoder;
+import io.vertx.grpc.common.GrpcMessageEncoder;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.common.ServiceMethod;
+import io.vertx.grpc.common.ServiceName;
+import io.vertx.grpc.server.GrpcServer;
+import io.vertx.grpc.server.GrpcServerRequest;
+import io.vertx.grpc.server.GrpcServerResponse;
+import io.vertx.grpc.server.StatusException;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.flight.sql.impl.FlightSql;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * {@code arrow.flight.protocol.FlightService} with the Flight SQL commands lake serves, on a
+ * Vert.x gRPC server. Handlers run on the event loop and only decode, dispatch and write; every
+ * step that plans, executes, reads the registry or writes a table runs on the worker pool, and
+ * results come back to the event loop with {@link Context#runOnContext}. Errors become statuses
+ * in {@link ErrorMapper}, nowhere else.
+ */
+final class FlightSqlService {
+
+  static final ServiceName SERVICE = ServiceName.create("arrow.flight.protocol", "FlightService");
+  static final String CREATE_PREPARED_STATEMENT = "CreatePreparedStatement";
+  static final String CLOSE_PREPARED_STATEMENT = "ClosePreparedStatement";
+
+  private final SqlEngine sqlEngine;
+  private final MetadataCommands metadata;
+  private final Ingestor ingestor;
+  private final ExecutorService workers;
+  private final BufferAllocator allocator;
+  private final long maxIngestBytes;
+  private final long maxBytesInFlight;
+  private final AtomicLong callIds = new AtomicLong();
+
+  FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
+      ExecutorService workers, BufferAllocator allocator, long maxIngestBytes,
+      long maxBytesInFlight) {
+    this.sqlEngine = sqlEngine;
+    this.metadata = metadata;
+    this.ingestor = ingestor;
+    this.workers = workers;
+    this.allocator = allocator;
+    this.maxIngestBytes = maxIngestBytes;
+    this.maxBytesInFlight = maxBytesInFlight;
+  }
+
+  void register(GrpcServer server) {
+    server.callHandler(FlightSqlService.<Flight.HandshakeRequest, Flight.HandshakeResponse>method("Handshake", Flight.HandshakeRequest.getDefaultInstance()),
+        this::handshake);
+    server.callHandler(FlightSqlService.<Flight.Empty, Flight.ActionType>method("ListActions", Flight.Empty.getDefaultInstance()), this::listActions);
+    server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.FlightInfo>method("GetFlightInfo", Flight.FlightDescriptor.getDefaultInstance()),
+        request -> unary(request, this::flightInfo));
+    server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.SchemaResult>method("GetSchema", Flight.FlightDescriptor.getDefaultInstance()),
+        request -> unary(request, this::schemaResult));
+    server.callHandler(FlightSqlService.<Flight.Ticket, Flight.FlightData>method("DoGet", Flight.Ticket.getDefaultInstance()), this::doGet);
+    server.callHandler(FlightSqlService.<Flight.FlightData, Flight.PutResult>method("DoPut", Flight.FlightData.getDefaultInstance()), this::doPut);
+    server.callHandler(FlightSqlService.<Flight.Action, Flight.Result>method("DoAction", Flight.Action.getDefaultInstance()), this::doAction);
+    server.callHandler(FlightSqlService.<Flight.Criteria, Flight.FlightInfo>method("ListFlights", Flight.Criteria.getDefaultInstance()),
+        request -> unimplemented(request, "ListFlights"));
+    server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.PollInfo>method("PollFlightInfo", Flight.FlightDescriptor.getDefaultInstance()),
+        request -> unimplemented(request, "PollFlightInfo"));
+    server.callHandler(FlightSqlService.<Flight.FlightData, Flight.FlightData>method("DoExchange", Flight.FlightData.getDefaultInstance()),
+        request -> unimplemented(request, "DoExchange"));
+  }
+
+  private static <Req extends MessageOrBuilder, Resp extends MessageLite>
+      ServiceMethod<Req, Resp> method(String name, Req requestPrototype) {
+    return ServiceMethod.server(SERVICE, name, GrpcMessageEncoder.encoder(),
+        GrpcMessageDecoder.decoder(requestPrototype));
+  }
+
+  // ---- Handshake, ListActions ------------------------------------------------------------
+
+  /** No authentication yet: every handshake message is answered with an empty payload. */
+  private void handshake(
+      GrpcServerRequest<Flight.HandshakeRequest, Flight.HandshakeResponse> request) {
+    GrpcServerResponse<Flight.HandshakeRequest, Flight.HandshakeResponse> response =
+        request.response();
+    request.handler(message -> response.write(Flight.HandshakeResponse.newBuilder()
+        .setProtocolVersion(message.getProtocolVersion()).build()));
+    request.endHandler(v -> response.end());
+  }
+
+  private void listActions(GrpcServerRequest<Flight.Empty, Flight.ActionType> request) {
+    request.last().onComplete(ar -> {
+      GrpcServerResponse<Flight.Empty, Flight.ActionType> response = request.response();
+      if (ar.failed()) {
+        return;
+      }
+      response.write(Flight.ActionType.newBuilder().setType(CREATE_PREPARED_STATEMENT)
+          .setDescription("Plans a query and returns a handle and the result schema").build());
+      response.end(Flight.ActionType.newBuilder().setType(CLOSE_PREPARED_STATEMENT)
+          .setDescription("Releases a prepared statement handle (no-op: handles are stateless)")
+          .build());
+    });
+  }
+
+  // ---- GetFlightInfo, GetSchema ----------------------------------------------------------
+
+  private Flight.FlightInfo flightInfo(Flight.FlightDescriptor descriptor)
+      throws InvalidProtocolBufferException {
+    Any command = command(descriptor);
+    Schema schema;
+    byte[] ticket;
+    if (command.is(FlightSql.CommandStatementQuery.class)) {
+      FlightSql.CommandStatementQuery query =
+          command.unpack(FlightSql.CommandStatementQuery.class);
+      if (query.hasTransactionId()) {
+        throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
+      }
+      PreparedQuery planned = sqlEngine.prepare(query.getQuery());
+      schema = planned.schema();
+      ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins());
+    } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
+      String sql = TicketCodec.decodeHandle(command
+          .unpack(FlightSql.CommandPreparedStatementQuery.class)
+          .getPreparedStatementHandle().toByteArray());
+      // Planned again here so the ticket pins the versions current at execution, not at prepare.
+      PreparedQuery planned = sqlEngine.prepare(sql);
+      schema = planned.schema();
+      ticket = TicketCodec.encodeQuery(sql, planned.pins());
+    } else if (MetadataCommands.handles(command)) {
+      schema = MetadataCommands.schema(command);
+      ticket = TicketCodec.encodeCommand(command);
+    } else {
+      throw unsupported(command);
+    }
+    return Flight.FlightInfo.newBuilder()
+        .setSchema(FlightIpc.schemaBytes(schema))
+        .setFlightDescriptor(descriptor)
+        .addEndpoint(Flight.FlightEndpoint.newBuilder()
+            .setTicket(Flight.Ticket.newBuilder().setTicket(ByteString.copyFrom(ticket))))
+        .setTotalRecords(-1)
+        .setTotalBytes(-1)
+        .build();
+  }
+
+  private Flight.SchemaResult schemaResult(Flight.FlightDescriptor descriptor)
+      throws InvalidProtocolBufferException {
+    Any command = command(descriptor);
+    Schema schema;
+    if (command.is(FlightSql.CommandStatementQuery.class)) {
+      schema = sqlEngine.prepare(
+          command.unpack(FlightSql.CommandStatementQuery.class).getQuery()).schema();
+    } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
+      schema = sqlEngine.prepare(TicketCodec.decodeHandle(command
+          .unpack(FlightSql.CommandPreparedStatementQuery.class)
+          .getPreparedStatementHandle().toByteArray())).schema();
+    } else if (MetadataCommands.handles(command)) {
+      schema = MetadataCommands.schema(command);
+    } else {
+      throw unsupported(command);
+    }
+    return Flight.SchemaResult.newBuilder().setSchema(FlightIpc.schemaBytes(schema)).build();
+  }
+
+  // ---- DoGet ------------------------------------------------------------------------------
+
+  private void doGet(GrpcServerRequest<Flight.Ticket, Flight.FlightData> request) {
+    Context context = Vertx.currentContext();
+    request.last().onComplete(ar -> {
+      if (ar.failed()) {
+        return;
+      }
+      TicketCodec.Ticket ticket;
+      try {
+        ticket = TicketCodec.decodeTicket(ar.result().getTicket().toByteArray());
+      } catch (RuntimeException e) {
+        request.response().fail(ErrorMapper.toStatus(e));
+        return;
+      }
+      long id = callIds.incrementAndGet();
+      Callable<ResultStream.Source> opener = switch (ticket) {
+        case TicketCodec.QueryTicket query -> () -> {
+          PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins());
+          return new QueryResultSource(planned, allocator.newChildAllocator(
+              "doget-" + id, 0, Long.MAX_VALUE));
+        };
+        case TicketCodec.CommandTicket command -> () -> {
+          if (!MetadataCommands.handles(command.command())) {
+            throw unsupported(command.command());
+          }
+          try (BufferAllocator scratch =
+              allocator.newChildAllocator("doget-" + id, 0, Long.MAX_VALUE)) {
+            return QueryResultSource.of(metadata.answer(command.command(), scratch));
+          }
+        };
+      };
+      ResultStream stream =
+          new ResultStream(context, workers, request.response(), maxBytesInFlight, opener);
+      request.errorHandler(error -> stream.cancel());
+      request.exceptionHandler(error -> stream.cancel());
+      stream.start();
+    });
+  }
+
+  // ---- DoPut -------------------------------------------------------------------------------
+
+  private void doPut(GrpcServerRequest<Flight.FlightData, Flight.PutResult> request) {
+    Context context = Vertx.currentContext();
+    IngestCall[] call = new IngestCall[1];
+    boolean[] refused = new boolean[1];
+    request.handler(data -> {
+      if (refused[0]) {
+        return;
+      }
+      if (call[0] == null) {
+        try {
+          call[0] = startPut(context, request, data);
+        } catch (RuntimeException e) {
+          refused[0] = true;
+          request.response().fail(ErrorMapper.toStatus(e));
+          return;
+        }
+      }
+      call[0].onMessage(data);
+    });
+    request.endHandler(v -> {
+      if (call[0] != null) {
+        call[0].onEnd();
+      } else if (!refused[0]) {
+        request.response().fail(ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+            "DoPut carried no messages"));
+      }
+    });
+    request.errorHandler(error -> {
+      if (call[0] != null) {
+        call[0].cancel();
+      }
+    });
+    request.exceptionHandler(error -> {
+      if (call[0] != null) {
+        call[0].cancel();
+      }
+    });
+  }
+
+  private IngestCall startPut(Context context,
+      GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, Flight.FlightData first) {
+    if (!first.hasFlightDescriptor()) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "the first DoPut message must carry the flight descriptor");
+    }
+    Any command = command(first.getFlightDescriptor());
+    if (!command.is(FlightSql.CommandStatementIngest.class)) {
+      throw unsupported(command);
+    }
+    FlightSql.CommandStatementIngest ingest;
+    try {
+      ingest = command.unpack(FlightSql.CommandStatementIngest.class);
+    } catch (InvalidProtocolBufferException e) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "the CommandStatementIngest cannot be parsed");
+    }
+    TableIdent target = Ingestor.target(ingest);
+    BufferAllocator callAllocator =
+        allocator.newChildAllocator("ingest-" + callIds.incrementAndGet(), 0, Long.MAX_VALUE);
+    return new IngestCall(context, workers, request, callAllocator, ingestor, ingest, target,
+        maxIngestBytes);
+  }
+
+  // ---- DoAction ----------------------------------------------------------------------------
+
+  private void doAction(GrpcServerRequest<Flight.Action, Flight.Result> request) {
+    Context context = Vertx.currentContext();
+    request.last().onComplete(ar -> {
+      if (ar.failed()) {
+        return;
+      }
+      Flight.Action action = ar.result();
+      offload(context, request.response(), () -> runAction(action), results -> {
+        GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
+        results.forEach(response::write);
+        response.end();
+      });
+    });
+  }
+
+  private List<Flight.Result> runAction(Flight.Action action)
+      throws InvalidProtocolBufferException {
+    switch (action.getType()) {
+      case CREATE_PREPARED_STATEMENT -> {
+        FlightSql.ActionCreatePreparedStatementRequest create = actionBody(action)
+            .unpack(FlightSql.ActionCreatePreparedStatementRequest.class);
+        if (create.hasTransactionId()) {
+          throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
+        }
+        PreparedQuery planned = sqlEngine.prepare(create.getQuery());
+        // dataset_schema must be non-empty: the JDBC driver takes an empty one for an update.
+        FlightSql.ActionCreatePreparedStatementResult result =
+            FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+                .setPreparedStatementHandle(
+                    ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
+                .setDatasetSchema(FlightIpc.schemaBytes(planned.schema()))
+                .setParameterSchema(ByteString.EMPTY)
+                .build();
+        return List.of(Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build());
+      }
+      case CLOSE_PREPARED_STATEMENT -> {
+        // Handles hold no server state; checking it decodes catches clients sending garbage.
+        TicketCodec.decodeHandle(actionBody(action)
+            .unpack(FlightSql.ActionClosePreparedStatementRequest.class)
+            .getPreparedStatementHandle().toByteArray());
+        return List.of();
+      }
+      default -> throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
+          "action '" + action.getType() + "' is not supported; supported: "
+              + CREATE_PREPARED_STATEMENT + ", " + CLOSE_PREPARED_STATEMENT);
+    }
+  }
+
+  private static Any actionBody(Flight.Action action) {
+    try {
+      return Any.parseFrom(action.getBody());
+    } catch (InvalidProtocolBufferException e) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "the body of action '" + action.getType() + "' is not a Flight SQL message");
+    }
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  /** Work that produces one reply, off the event loop. */
+  @FunctionalInterface
+  private interface Work<Req, Resp> {
+    Resp apply(Req request) throws Exception;
+  }
+
+  private <Req, Resp> void unary(GrpcServerRequest<Req, Resp> request, Work<Req, Resp> work) {
+    Context context = Vertx.currentContext();
+    request.last().onComplete(ar -> {
+      if (ar.failed()) {
+        return;
+      }
+      Req message = ar.result();
+      offload(context, request.response(), () -> work.apply(message),
+          result -> request.response().end(result));
+    });
+  }
+
+  private <T> void offload(Context context, GrpcServerResponse<?, ?> response, Callable<T> work,
+      Handler<T> onSuccess) {
+    try {
+      workers.execute(() -> {
+        T result;
+        try {
+          result = work.call();
+        } catch (Throwable e) {
+          StatusException status = ErrorMapper.toStatus(e);
+          context.runOnContext(v -> response.fail(status));
+          return;
+        }
+        context.runOnContext(v -> onSuccess.handle(result));
+      });
+    } catch (RejectedExecutionException e) {
+      response.fail(ErrorMapper.toStatus(e));
+    }
+  }
+
+  private static <Req, Resp> void unimplemented(GrpcServerRequest<Req, Resp> request,
+      String method) {
+    request.response().fail(ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
+        method + " is not supported by lake"));
+  }
+
+  private static Any command(Flight.FlightDescriptor descriptor) {
+    if (descriptor.getType() != Flight.FlightDescriptor.DescriptorType.CMD) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "lake serves Flight SQL commands; PATH descriptors are not supported");
+    }
+    try {
+      return Any.parseFrom(descriptor.getCmd());
+    } catch (InvalidProtocolBufferException e) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "the descriptor's command is not a Flight SQL command");
+    }
+  }
+
+  private static StatusException unsupported(Any command) {
+    String type = command.getTypeUrl();
+    String name = type.substring(type.lastIndexOf('.') + 1);
+    return ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
+        "Flight SQL command " + (name.isEmpty() ? "'" + type + "'" : name)
+            + " is not supported by lake");
+  }
+}

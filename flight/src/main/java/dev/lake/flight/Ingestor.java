@@ -1,0 +1,158 @@
+package dev.lake.flight;
+
+import dev.lake.catalog.Catalog;
+import dev.lake.catalog.TableAlreadyExistsException;
+import dev.lake.catalog.TableEntry;
+import dev.lake.catalog.TableIdent;
+import dev.lake.catalog.TableNotFoundException;
+import dev.lake.engine.AppendOperation;
+import dev.lake.sql.SqlCatalog;
+import io.vertx.grpc.common.GrpcStatus;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The table semantics of {@code CommandStatementIngest}: which table, and whether to create,
+ * append to or replace it. Unspecified table-definition options mean FAIL (never create or
+ * overwrite by accident). The engine of a created table is the {@code engine} entry of the
+ * command's options, else {@value #DEFAULT_ENGINE}.
+ */
+final class Ingestor {
+
+  static final String DEFAULT_ENGINE = "log";
+  static final String ENGINE_OPTION = "engine";
+  /** Single-tenant until auth lands; the tenant is part of every append's identity. */
+  static final String TENANT = "default";
+
+  private final Catalog catalog;
+
+  Ingestor(Catalog catalog) {
+    this.catalog = catalog;
+  }
+
+  /**
+   * Checks the command before any data is accepted.
+   *
+   * @return the target table
+   * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT for a foreign catalog, a
+   *     missing schema, a temporary table or a transaction
+   * @throws dev.lake.catalog.InvalidNameException if schema or table is not a valid identifier
+   */
+  static TableIdent target(CommandStatementIngest command) {
+    if (command.hasCatalog() && !command.getCatalog().isEmpty()
+        && !SqlCatalog.LAKE.equals(command.getCatalog())) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "cannot ingest into catalog '"
+          + command.getCatalog() + "': the only writable catalog is '" + SqlCatalog.LAKE + "'");
+    }
+    if (!command.hasSchema() || command.getSchema().isEmpty()) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "ingest needs a schema (namespace) for table '" + command.getTable() + "'");
+    }
+    if (command.getTemporary()) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "temporary tables are not supported");
+    }
+    if (command.hasTransactionId()) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "transactions are not supported; ingest without a transaction id");
+    }
+    return TableIdent.of(command.getSchema(), command.getTable());
+  }
+
+  /**
+   * Writes the payload to {@code ident} as the command's options say. On any exception no new
+   * version of an existing table is visible; a table created by this call stays (empty) if the
+   * append into it then fails.
+   *
+   * @param data the payload; called once, the reader is consumed by the catalog
+   * @throws TableNotFoundException if the table is missing and the options do not say CREATE
+   * @throws TableAlreadyExistsException if the table exists and the options do not say APPEND
+   *     or REPLACE
+   * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT naming the first column that
+   *     differs from the table's, on append
+   */
+  void ingest(CommandStatementIngest command, TableIdent ident, Schema schema,
+      AppendOperation operation, Supplier<ArrowReader> data) {
+    TableDefinitionOptions options = command.getTableDefinitionOptions();
+    Optional<TableEntry> existing = catalog.lookup(ident);
+    if (existing.isEmpty()) {
+      if (options.getIfNotExist() != TableDefinitionOptions.TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE) {
+        throw new TableNotFoundException(ident);
+      }
+      String engine = command.getOptionsMap().getOrDefault(ENGINE_OPTION, DEFAULT_ENGINE);
+      try {
+        catalog.create(ident, schema, engine);
+        catalog.append(ident, operation, data.get());
+        return;
+      } catch (TableAlreadyExistsException raced) {
+        // Another writer created it between lookup and create: treat it as existing.
+        existing = catalog.lookup(ident);
+        if (existing.isEmpty()) {
+          throw raced;
+        }
+      }
+    }
+    switch (options.getIfExists()) {
+      case TABLE_EXISTS_OPTION_APPEND -> {
+        checkSameColumns(ident, existing.get().schema(), schema);
+        catalog.append(ident, operation, data.get());
+      }
+      case TABLE_EXISTS_OPTION_REPLACE -> catalog.replace(ident, schema, operation, data.get());
+      default -> throw new TableAlreadyExistsException(ident);
+    }
+  }
+
+  // The engine checks too, but its refusal may not name the column; this one does.
+  static void checkSameColumns(TableIdent ident, Schema table, Schema data) {
+    List<Field> expected = table.getFields();
+    List<Field> actual = data.getFields();
+    for (int i = 0; i < Math.max(expected.size(), actual.size()); i++) {
+      if (i >= actual.size()) {
+        throw mismatch("column '" + expected.get(i).getName() + "' of table lake." + ident
+            + " is missing from the data");
+      }
+      if (i >= expected.size()) {
+        throw mismatch("column '" + actual.get(i).getName() + "' of the data does not exist in"
+            + " table lake." + ident);
+      }
+      Field want = expected.get(i);
+      Field got = actual.get(i);
+      if (!want.getName().equals(got.getName())) {
+        throw mismatch("column " + (i + 1) + " is '" + got.getName() + "' in the data but '"
+            + want.getName() + "' in table lake." + ident);
+      }
+      if (!sameType(want, got)) {
+        throw mismatch("column '" + got.getName() + "' has type " + describe(got)
+            + " in the data but " + describe(want) + " in table lake." + ident);
+      }
+    }
+  }
+
+  private static boolean sameType(Field a, Field b) {
+    if (!a.getType().equals(b.getType()) || a.getChildren().size() != b.getChildren().size()) {
+      return false;
+    }
+    for (int i = 0; i < a.getChildren().size(); i++) {
+      if (!sameType(a.getChildren().get(i), b.getChildren().get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String describe(Field field) {
+    return field.getChildren().isEmpty()
+        ? field.getType().toString()
+        : field.getType() + "<" + field.getChildren() + ">";
+  }
+
+  private static RuntimeException mismatch(String message) {
+    return ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "schema mismatch: " + message);
+  }
+}

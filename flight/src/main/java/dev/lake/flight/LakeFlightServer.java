@@ -1,0 +1,318 @@
+package dev.lake.flight;
+
+import dev.lake.catalog.Catalog;
+import dev.lake.sql.SqlEngine;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.grpc.server.GrpcServer;
+import io.vertx.grpc.server.GrpcServerOptions;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.flight.sql.SqlInfoBuilder;
+import org.apache.arrow.flight.sql.impl.FlightSql;
+import org.apache.arrow.memory.BufferAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * lake's Arrow Flight SQL server: a Vert.x gRPC server for {@code arrow.flight.protocol
+ * .FlightService} serving queries, prepared statements, catalog metadata and bulk ingest over
+ * one {@link Catalog} and {@link SqlEngine}.
+ *
+ * <p>The event loops only decode, dispatch and write; planning, execution, registry reads and
+ * ingest run on a bounded pool of worker threads (a full pool answers {@code
+ * RESOURCE_EXHAUSTED}). No authentication yet, so the default bind address is loopback.
+ *
+ * <pre>{@code
+ * try (LakeFlightServer server = LakeFlightServer.builder()
+ *     .catalog(catalog).sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog)))
+ *     .allocator(root).port(0).build()) {
+ *   server.start();
+ *   // jdbc:arrow-flight-sql://127.0.0.1:<server.port()>/?useEncryption=false
+ * }
+ * }</pre>
+ */
+public final class LakeFlightServer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LakeFlightServer.class);
+  /** Version reported in GetSqlInfo. */
+  static final String VERSION = "0.1.0";
+
+  private final Builder config;
+  private final BufferAllocator allocator;
+  private final ThreadPoolExecutor workers;
+  private final Vertx vertx;
+  private HttpServer http;
+  private int port = -1;
+  private boolean closed;
+
+  private LakeFlightServer(Builder builder) {
+    this.config = builder;
+    this.allocator = builder.allocator.newChildAllocator("lake-flight-server", 0, Long.MAX_VALUE);
+    AtomicInteger threads = new AtomicInteger();
+    this.workers = new ThreadPoolExecutor(builder.workerThreads, builder.workerThreads,
+        0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(builder.workerQueue), task -> {
+          Thread thread = new Thread(task, "lake-flight-worker-" + threads.incrementAndGet());
+          thread.setDaemon(true);
+          return thread;
+        });
+    this.vertx = Vertx.vertx();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Binds the listener and returns once it accepts connections.
+   *
+   * @throws IllegalStateException if already started or closed
+   * @throws FlightServerException if the address cannot be bound (in use, not local); the
+   *     server is then unusable and should be closed
+   */
+  public synchronized void start() {
+    if (http != null || closed) {
+      throw new IllegalStateException(closed ? "server is closed" : "server already started");
+    }
+    FlightSqlService service = new FlightSqlService(config.sqlEngine,
+        new MetadataCommands(config.catalog, sqlInfo()), new Ingestor(config.catalog), workers,
+        allocator, config.maxIngestBytes, config.maxBytesInFlight);
+    GrpcServer grpc = GrpcServer.server(vertx,
+        new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes));
+    service.register(grpc);
+    HttpServer server = vertx.createHttpServer(new HttpServerOptions()
+            .setHost(config.host)
+            .setPort(config.port))
+        .requestHandler(grpc);
+    try {
+      server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new FlightServerException("cannot listen on " + config.host + ":" + config.port
+          + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new FlightServerException("timed out binding " + config.host + ":" + config.port, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FlightServerException("interrupted while binding", e);
+    }
+    http = server;
+    port = server.actualPort();
+    LOG.info("lake Flight SQL server listening on {}:{}", config.host, port);
+  }
+
+  /**
+   * The port the server listens on (the chosen one when built with port 0).
+   *
+   * @throws IllegalStateException if not started
+   */
+  public synchronized int port() {
+    if (port < 0) {
+      throw new IllegalStateException("server not started");
+    }
+    return port;
+  }
+
+  /**
+   * Stops accepting calls, lets running calls finish for up to the shutdown grace period, then
+   * stops the workers and releases the server's memory. Idempotent.
+   *
+   * @throws IllegalStateException if Arrow memory was still allocated after everything stopped
+   *     (a leak; the message lists the allocations)
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    long graceMillis = config.shutdownGrace.toMillis();
+    if (http != null) {
+      await(http.shutdown(graceMillis, TimeUnit.MILLISECONDS), graceMillis + 5_000, "stopping the listener");
+    }
+    workers.shutdown();
+    try {
+      if (!workers.awaitTermination(graceMillis, TimeUnit.MILLISECONDS)) {
+        LOG.warn("workers still busy after {} ms; interrupting them", graceMillis);
+        workers.shutdownNow();
+        workers.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    await(vertx.close(), 10_000, "stopping Vert.x");
+    allocator.close();
+    LOG.info("lake Flight SQL server stopped");
+  }
+
+  private static void await(io.vertx.core.Future<Void> future, long millis, String what) {
+    try {
+      future.toCompletionStage().toCompletableFuture().get(millis, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn("{} did not complete cleanly: {}", what, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private SqlInfoBuilder sqlInfo() {
+    return new SqlInfoBuilder()
+        .withFlightSqlServerName("lake")
+        .withFlightSqlServerVersion(VERSION)
+        .withFlightSqlServerArrowVersion(arrowVersion())
+        .withFlightSqlServerReadOnly(false)
+        .withFlightSqlServerSql(true)
+        .withFlightSqlServerSubstrait(false)
+        .withFlightSqlServerTransaction(FlightSql.SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE)
+        .withFlightSqlServerCancel(false)
+        .withFlightSqlServerBulkIngestion(true)
+        .withFlightSqlServerBulkIngestionTransaction(false)
+        .withFlightSqlServerStatementTimeout(0)
+        .withFlightSqlServerTransactionTimeout(0)
+        .withSqlIdentifierQuoteChar("\"")
+        .withSqlSearchStringEscape("\\")
+        .withSqlSchemaTerm("schema")
+        .withSqlCatalogTerm("catalog")
+        .withSqlDdlCatalog(false)
+        .withSqlDdlSchema(false)
+        .withSqlDdlTable(false)
+        .withSqlTransactionsSupported(false)
+        .withSqlAllTablesAreSelectable(true)
+        .withSqlNullOrdering(FlightSql.SqlNullOrdering.SQL_NULLS_SORTED_HIGH);
+  }
+
+  private static String arrowVersion() {
+    String version = org.apache.arrow.vector.VectorSchemaRoot.class.getPackage()
+        .getImplementationVersion();
+    return version == null ? "unknown" : version;
+  }
+
+  /** The server could not start. */
+  public static final class FlightServerException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    FlightServerException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Configures a {@link LakeFlightServer}; catalog, sqlEngine and allocator are required. */
+  public static final class Builder {
+    private Catalog catalog;
+    private SqlEngine sqlEngine;
+    private BufferAllocator allocator;
+    private String host = "127.0.0.1";
+    private int port = 0;
+    private int workerThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private int workerQueue = 4096;
+    private long maxIngestBytes = 1L << 30;
+    private long maxMessageBytes = 64L << 20;
+    private long maxBytesInFlight = 8L << 20;
+    private Duration shutdownGrace = Duration.ofSeconds(10);
+
+    private Builder() {}
+
+    /** The registry served; the server neither opens nor closes it. */
+    public Builder catalog(Catalog catalog) {
+      this.catalog = Objects.requireNonNull(catalog, "catalog");
+      return this;
+    }
+
+    /** Plans and runs SQL, normally over {@code new CatalogSqlCatalog(catalog)}. */
+    public Builder sqlEngine(SqlEngine sqlEngine) {
+      this.sqlEngine = Objects.requireNonNull(sqlEngine, "sqlEngine");
+      return this;
+    }
+
+    /**
+     * The allocator the server takes a child of for all its buffers; the child is closed (and so
+     * checked for leaks) by {@link LakeFlightServer#close()}. The caller keeps the parent.
+     */
+    public Builder allocator(BufferAllocator allocator) {
+      this.allocator = Objects.requireNonNull(allocator, "allocator");
+      return this;
+    }
+
+    /** Bind address; default {@code 127.0.0.1} (no authentication yet). */
+    public Builder host(String host) {
+      this.host = Objects.requireNonNull(host, "host");
+      return this;
+    }
+
+    /** Port to listen on; 0 (the default) picks a free one, see {@link LakeFlightServer#port()}. */
+    public Builder port(int port) {
+      if (port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("port must be 0..65535, got " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /** Threads that plan, execute and ingest; default the number of processors (at least 2). */
+    public Builder workerThreads(int threads) {
+      if (threads < 1) {
+        throw new IllegalArgumentException("workerThreads must be >= 1, got " + threads);
+      }
+      this.workerThreads = threads;
+      return this;
+    }
+
+    /** Tasks that may wait for a worker before calls are refused; default 4096. */
+    public Builder workerQueue(int tasks) {
+      if (tasks < 1) {
+        throw new IllegalArgumentException("workerQueue must be >= 1, got " + tasks);
+      }
+      this.workerQueue = tasks;
+      return this;
+    }
+
+    /** Largest ingest payload (IPC headers and bodies); default 1 GiB. */
+    public Builder maxIngestBytes(long bytes) {
+      this.maxIngestBytes = positive(bytes, "maxIngestBytes");
+      return this;
+    }
+
+    /** Largest single gRPC message accepted; default 64 MiB. */
+    public Builder maxMessageBytes(long bytes) {
+      this.maxMessageBytes = positive(bytes, "maxMessageBytes");
+      return this;
+    }
+
+    /** Result bytes a DoGet may have written but not yet flushed; default 8 MiB. */
+    public Builder maxBytesInFlight(long bytes) {
+      this.maxBytesInFlight = positive(bytes, "maxBytesInFlight");
+      return this;
+    }
+
+    /** How long {@link LakeFlightServer#close()} lets running calls finish; default 10 s. */
+    public Builder shutdownGrace(Duration grace) {
+      this.shutdownGrace = Objects.requireNonNull(grace, "grace");
+      return this;
+    }
+
+    /**
+     * Creates the server (not yet listening: call {@link LakeFlightServer#start()}).
+     *
+     * @throws IllegalStateException if catalog, sqlEngine or allocator is missing
+     */
+    public LakeFlightServer build() {
+      if (catalog == null || sqlEngine == null || allocator == null) {
+        throw new IllegalStateException("catalog, sqlEngine and allocator are required");
+      }
+      return new LakeFlightServer(this);
+    }
+
+    private static long positive(long value, String what) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(what + " must be > 0, got " + value);
+      }
+      return value;
+    }
+  }
+}

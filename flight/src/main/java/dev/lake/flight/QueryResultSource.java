@@ -1,0 +1,67 @@
+package dev.lake.flight;
+
+import dev.lake.sql.PreparedQuery;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+
+/** The sources a {@link ResultStream} can stream: a running query, or a ready list of messages. */
+final class QueryResultSource implements ResultStream.Source {
+
+  private final BufferAllocator allocator;
+  private final ArrowReader reader;
+  private boolean schemaSent;
+
+  /**
+   * Executes {@code query} with buffers from {@code allocator}, which the source takes over and
+   * closes after the reader.
+   */
+  QueryResultSource(PreparedQuery query, BufferAllocator allocator) {
+    this.allocator = allocator;
+    try {
+      this.reader = query.execute(allocator);
+    } catch (RuntimeException e) {
+      allocator.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public byte[] next() throws IOException {
+    VectorSchemaRoot root = reader.getVectorSchemaRoot();
+    if (!schemaSent) {
+      schemaSent = true;
+      return FlightIpc.schemaMessage(root.getSchema()).toByteArray();
+    }
+    return reader.loadNextBatch() ? FlightIpc.encodedBatch(root) : null;
+  }
+
+  @Override
+  public void close() {
+    try {
+      reader.close();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } finally {
+      allocator.close();
+    }
+  }
+
+  /** A result computed up front (metadata commands). */
+  static ResultStream.Source of(List<Flight.FlightData> messages) {
+    Iterator<Flight.FlightData> iterator = messages.iterator();
+    return new ResultStream.Source() {
+      @Override
+      public byte[] next() {
+        return iterator.hasNext() ? iterator.next().toByteArray() : null;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}

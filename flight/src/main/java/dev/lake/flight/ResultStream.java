@@ -1,0 +1,165 @@
+package dev.lake.flight;
+
+import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.grpc.common.GrpcMessage;
+import io.vertx.grpc.common.WireFormat;
+import io.vertx.grpc.server.GrpcServerResponse;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.apache.arrow.flight.impl.Flight;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams one {@code DoGet} result with backpressure. A worker thread produces one serialized
+ * message at a time (opening the source, executing, encoding); the event loop frames and
+ * writes it. The
+ * next message is produced only while fewer than {@code maxBytesInFlight} bytes are written but
+ * not yet flushed and the response's write queue is not full, so a slow client holds at most
+ * that much heap and no thread ever waits for it.
+ *
+ * <p>All fields are touched on the event loop only, except {@link #source}, which worker tasks
+ * use one at a time (there is never more than one in progress) and whose hand-over to and from
+ * the event loop goes through {@link Context#runOnContext}.
+ */
+final class ResultStream {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ResultStream.class);
+
+  /** Produces a stream's messages on worker threads, one call at a time. */
+  interface Source extends AutoCloseable {
+    /** The next serialized {@code FlightData} (the schema first), or null at the end. */
+    byte[] next() throws Exception;
+
+    /** Releases everything the source holds; called exactly once. */
+    @Override
+    void close();
+  }
+
+  private final Context context;
+  private final Executor workers;
+  private final GrpcServerResponse<?, Flight.FlightData> response;
+  private final long maxBytesInFlight;
+  private final Callable<Source> opener;
+
+  private Source source;
+  private long bytesInFlight;
+  private boolean producing;
+  private boolean finished;
+
+  ResultStream(Context context, Executor workers, GrpcServerResponse<?, Flight.FlightData> response,
+      long maxBytesInFlight, Callable<Source> opener) {
+    this.context = context;
+    this.workers = workers;
+    this.response = response;
+    this.maxBytesInFlight = maxBytesInFlight;
+    this.opener = opener;
+  }
+
+  /** Starts streaming; call on the event loop of the call. */
+  void start() {
+    response.drainHandler(v -> maybeProduce());
+    response.exceptionHandler(e -> cancel());
+    produce();
+  }
+
+  /** Stops producing after the client went away; releases the source. Event loop only. */
+  void cancel() {
+    if (!finished) {
+      finished = true;
+      if (!producing) {
+        closeSource();
+      }
+    }
+  }
+
+  private void maybeProduce() {
+    if (!finished && !producing && bytesInFlight < maxBytesInFlight && !response.writeQueueFull()) {
+      produce();
+    }
+  }
+
+  private void produce() {
+    producing = true;
+    try {
+      workers.execute(() -> {
+        byte[] next = null;
+        Throwable error = null;
+        try {
+          if (source == null) {
+            source = opener.call();
+          }
+          next = source.next();
+        } catch (Throwable e) {
+          error = e;
+        }
+        byte[] produced = next;
+        Throwable failure = error;
+        context.runOnContext(v -> onProduced(produced, failure));
+      });
+    } catch (RejectedExecutionException e) {
+      producing = false;
+      finish(e);
+    }
+  }
+
+  private void onProduced(byte[] message, Throwable error) {
+    producing = false;
+    if (finished) {
+      closeSource();
+    } else if (error != null) {
+      finish(error);
+    } else if (message == null) {
+      finish(null);
+    } else {
+      int size = message.length;
+      bytesInFlight += size;
+      // Already serialized on the worker: the event loop only frames and writes it.
+      response.writeMessage(GrpcMessage.message("identity", WireFormat.PROTOBUF,
+          Buffer.buffer(message))).onComplete(ar -> {
+        bytesInFlight -= size;
+        if (ar.failed()) {
+          cancel();
+        } else {
+          maybeProduce();
+        }
+      });
+      maybeProduce();
+    }
+  }
+
+  private void finish(Throwable error) {
+    finished = true;
+    closeSource();
+    if (error == null) {
+      response.end();
+    } else {
+      response.fail(ErrorMapper.toStatus(error));
+    }
+  }
+
+  // Closing may touch files, so it runs on a worker; when the pool is gone (server shutting
+  // down) it runs here, because leaking the buffers would be worse.
+  private void closeSource() {
+    Source toClose = source;
+    source = null;
+    if (toClose == null) {
+      return;
+    }
+    try {
+      workers.execute(() -> closeQuietly(toClose));
+    } catch (RejectedExecutionException e) {
+      closeQuietly(toClose);
+    }
+  }
+
+  private static void closeQuietly(Source source) {
+    try {
+      source.close();
+    } catch (RuntimeException e) {
+      LOG.error("closing a DoGet result failed", e);
+    }
+  }
+}

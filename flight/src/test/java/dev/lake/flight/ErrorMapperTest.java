@@ -1,0 +1,85 @@
+package dev.lake.flight;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lake.catalog.CatalogException;
+import dev.lake.catalog.TableAlreadyExistsException;
+import dev.lake.catalog.TableIdent;
+import dev.lake.catalog.TableNotFoundException;
+import dev.lake.engine.EngineException;
+import dev.lake.engine.SchemaMismatchException;
+import dev.lake.engine.TableLocation;
+import dev.lake.sql.SqlException;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.server.StatusException;
+import java.nio.file.Path;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import org.junit.jupiter.api.Test;
+
+class ErrorMapperTest {
+
+  private static final TableLocation LOCATION =
+      TableLocation.of(Path.of("/srv/secret/warehouse/demo/t"));
+
+  @Test
+  void syntaxErrorIsInvalidArgumentWithThePosition() {
+    StatusException status = ErrorMapper.toStatus(new SqlException(SqlException.Kind.SYNTAX,
+        "Encountered \"FORM\"", 1, 10, null));
+    assertEquals(GrpcStatus.INVALID_ARGUMENT, status.status());
+    assertTrue(status.message().contains("line 1, column 10"), status.message());
+  }
+
+  @Test
+  void sqlKindsMapToTheirStatuses() {
+    assertEquals(GrpcStatus.NOT_FOUND, map(new SqlException(SqlException.Kind.TABLE_NOT_FOUND,
+        "table demo.nope not found")).status());
+    assertEquals(GrpcStatus.NOT_FOUND, map(new SqlException(SqlException.Kind.VERSION_NOT_FOUND,
+        "no version 9")).status());
+    assertEquals(GrpcStatus.INVALID_ARGUMENT, map(new SqlException(SqlException.Kind.INVALID,
+        "column 'x' not found")).status());
+    assertEquals(GrpcStatus.UNIMPLEMENTED, map(new SqlException(SqlException.Kind.UNSUPPORTED,
+        "window functions")).status());
+    assertEquals(GrpcStatus.INVALID_ARGUMENT, map(new SqlException(SqlException.Kind.EXECUTION,
+        "division by zero", 0, 0, new ArithmeticException("/ by zero"))).status());
+    StatusException storage = map(new SqlException(SqlException.Kind.EXECUTION,
+        "read failed at " + LOCATION, 0, 0, new EngineException(LOCATION, "io")));
+    assertEquals(GrpcStatus.INTERNAL, storage.status());
+    assertFalse(storage.message().contains("/srv/secret"), storage.message());
+  }
+
+  @Test
+  void catalogRefusalsMapToTheirStatuses() {
+    TableIdent ident = TableIdent.of("demo", "t");
+    assertEquals(GrpcStatus.NOT_FOUND, map(new TableNotFoundException(ident)).status());
+    assertEquals(GrpcStatus.ALREADY_EXISTS, map(new TableAlreadyExistsException(ident)).status());
+    assertEquals(GrpcStatus.RESOURCE_EXHAUSTED,
+        map(new RejectedExecutionException("full")).status());
+  }
+
+  @Test
+  void schemaMismatchKeepsTheReasonButNotTheServerPath() {
+    StatusException status = map(new CompletionException(
+        new SchemaMismatchException(LOCATION, "field 'score' is Int(32) not Float(64)")));
+    assertEquals(GrpcStatus.INVALID_ARGUMENT, status.status());
+    assertEquals("field 'score' is Int(32) not Float(64)", status.message());
+  }
+
+  @Test
+  void unexpectedFailuresAreInternalAndLeakNothing() {
+    for (Throwable e : new Throwable[] {
+        new IllegalStateException("boom at /srv/secret/file"),
+        new CatalogException("the files of table lake.demo.t are missing at /srv/secret"),
+        new EngineException(LOCATION, "fsync failed")}) {
+      StatusException status = map(e);
+      assertEquals(GrpcStatus.INTERNAL, status.status());
+      assertFalse(status.message().contains("/srv/secret"), status.message());
+    }
+  }
+
+  private static StatusException map(Throwable e) {
+    return ErrorMapper.toStatus(e);
+  }
+}
