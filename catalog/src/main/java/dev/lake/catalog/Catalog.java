@@ -5,6 +5,7 @@ import dev.lake.engine.EngineException;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
+import dev.lake.engine.UuidV7;
 import dev.lake.engine.Version;
 import dev.lake.metastore.MetaStore;
 import dev.lake.metastore.ScanPage;
@@ -239,7 +240,7 @@ public final class Catalog implements AutoCloseable {
   }
 
   private TableEntry createIncarnation(TableIdent ident, Schema schema, TableEngine engine) {
-    UUID incarnation = Uuids.v7(clock);
+    UUID incarnation = UuidV7.generate(clock);
     Path directory = warehouse.resolve(ident.namespace())
         .resolve(ident.name() + "-" + incarnation);
     TableLocation location = TableLocation.of(directory);

@@ -3,6 +3,7 @@ package dev.lake.flight;
 import com.google.protobuf.ByteString;
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
+import dev.lake.engine.UuidV7;
 import io.vertx.core.Context;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.GrpcServerRequest;
@@ -192,7 +193,7 @@ final class IngestCall {
       throw new FlightIpc.IpcException("the ingest stream carried no schema message");
     }
     AppendOperation operation = AppendOperation.of(Ingestor.TENANT, "lake." + target,
-        Uuids.v7(), digest.digest());
+        UuidV7.generate(), digest.digest());
     List<ArrowRecordBatch> payload = new ArrayList<>(batches);
     batches.clear();
     try (BatchListReader reader = new BatchListReader(allocator, schema, payload)) {
