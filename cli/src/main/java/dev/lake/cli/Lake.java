@@ -31,9 +31,11 @@ public final class Lake implements Runnable {
       name = "dev",
       mixinStandardHelpOptions = true,
       description = {
-        "Runs an all-in-one lake on this machine: registry (RocksDB), table storage and the",
-        "Flight SQL endpoint in one process, listening on loopback only. Creates the demo",
-        "table demo.episodes on first start. Stop with Ctrl-C."
+        "Runs an all-in-one lake on loopback: registry, storage and Flight SQL in one process.",
+        "",
+        "The registry (RocksDB) and the tables live under --data-dir and survive restarts.",
+        "Creates the demo table demo.episodes on first start and prints the JDBC URL.",
+        "Listens on a loopback address only, without TLS or authentication. Stop with Ctrl-C."
       })
   static final class Dev implements Callable<Integer> {
 
