@@ -1,6 +1,9 @@
 package dev.lake.bench;
 
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.openjdk.jmh.results.RunResult;
@@ -57,5 +60,51 @@ public final class Compare {
       System.out.printf("%-60s %8.2f±%-5.2f %8.2f±%-5.2f %7.2fx%n", entry.getKey(), lake[0],
           lake[1], peer[0], peer[1], lake[0] / peer[0]);
     }
+    printBySystem(byParams, unit);
+  }
+
+  /**
+   * For benchmarks whose methods are named {@code <operation>_<system>} ({@link LanceBenchmark}):
+   * one line per operation with every system's score and its ratio to the first system measured
+   * listed for that operation ({@link #SYSTEMS} order: lance first).
+   */
+  private static void printBySystem(Map<String, Map<String, double[]>> byParams, String unit) {
+    for (var entry : byParams.entrySet()) {
+      Map<String, Map<String, double[]>> byOperation = new LinkedHashMap<>();
+      for (String method : bySystem(entry.getValue().keySet())) {
+        int split = method.indexOf('_');
+        if (split > 0) {
+          byOperation.computeIfAbsent(method.substring(0, split), k -> new LinkedHashMap<>())
+              .put(method.substring(split + 1), entry.getValue().get(method));
+        }
+      }
+      if (byOperation.isEmpty()) {
+        continue;
+      }
+      System.out.println();
+      System.out.println(entry.getKey() + " (" + unit + "; ratio = system / first system)");
+      for (var op : byOperation.entrySet()) {
+        StringBuilder line = new StringBuilder(String.format("%-10s", op.getKey()));
+        double base = op.getValue().values().iterator().next()[0];
+        for (var system : op.getValue().entrySet()) {
+          double[] score = system.getValue();
+          line.append(String.format("  %s %.3f±%.3f (%.2fx)", system.getKey(), score[0], score[1], score[0] / base));
+        }
+        System.out.println(line);
+      }
+    }
+  }
+
+  /** Systems in the order {@link #printBySystem} lists them; others follow. */
+  private static final List<String> SYSTEMS = List.of("lance", "lanceIn", "log", "parquet");
+
+  /** Sorts {@code op_system} method names by operation, then by {@link #SYSTEMS}. */
+  private static List<String> bySystem(Collection<String> methods) {
+    return methods.stream().sorted(Comparator
+        .comparing((String m) -> m.indexOf('_') > 0 ? m.substring(0, m.indexOf('_')) : m)
+        .thenComparingInt(m -> {
+          int i = SYSTEMS.indexOf(m.indexOf('_') > 0 ? m.substring(m.indexOf('_') + 1) : "");
+          return i < 0 ? SYSTEMS.size() : i;
+        })).toList();
   }
 }

@@ -152,6 +152,55 @@ public final class Catalog implements AutoCloseable {
   }
 
   /**
+   * Registers a table that already exists at {@code location}, written by {@code engine}'s format
+   * outside lake (for example a dataset written by stock Lance), at its current version and
+   * schema. Its files are not copied or changed.
+   *
+   * <p>From then on the files are owned by lake like those of a created table: appends go
+   * through the registry, and {@link #drop} and {@link #replace} <em>delete them</em>. Versions
+   * another writer commits at the location later become visible when a catalog next opens (they
+   * are rolled forward like a crash between engine and registry).
+   *
+   * @return the registered entry
+   * @throws InvalidNameException if no engine has that name; nothing is changed
+   * @throws TableAlreadyExistsException if the name is taken; nothing is changed
+   * @throws CatalogException if no table of that engine is at {@code location}, or another
+   *     registered table already uses it, naming the location; nothing is changed
+   * @throws dev.lake.engine.CorruptTableException if files are there but do not form a valid
+   *     table of that engine; nothing is changed
+   */
+  public TableEntry register(TableIdent ident, String engine, TableLocation location) {
+    TableEngine tableEngine = engine(engine);
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      if (lookup(ident).isPresent()) {
+        throw new TableAlreadyExistsException(ident);
+      }
+      for (TableEntry other : scan(RegistryCodec.TABLE_PREFIX)) {
+        if (other.location().equals(location)) {
+          throw new CatalogException("cannot register lake." + ident + ": " + location
+              + " is already the location of table lake." + other.ident() + "; nothing was registered");
+        }
+      }
+      TableHandle handle = tableEngine.open(location).orElseThrow(() -> new CatalogException(
+          "cannot register lake." + ident + ": no " + engine + " table at " + location
+              + "; nothing was registered"));
+      TableEntry entry = new TableEntry(ident, UuidV7.generate(clock), tableEngine.name(), location,
+          handle.currentVersion(), handle.schema(), clock.instant());
+      if (!store.compareAndSet(RegistryCodec.tableKey(ident), Optional.empty(), RegistryCodec.encode(entry))) {
+        handle.close(); // the files stay: they are not ours until the record exists
+        throw new TableAlreadyExistsException(ident);
+      }
+      handles.put(entry.incarnation(), handle);
+      bumpDirectoryGeneration();
+      return entry;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * Appends {@code batches} to the table as one new version and advances the registry to it.
    * The reader is consumed, not closed.
    *

@@ -46,11 +46,15 @@ class CatalogCrashIT {
     TreeSet<Long> acknowledged = new TreeSet<>();
     long nextBatch = 0;
     int killedWithAcks = 0;
+    Path childTmp = java.nio.file.Files.createDirectories(dataDir.resolve("tmp"));
     for (int round = 0; round < rounds; round++) {
       Process child = new ProcessBuilder(
           ProcessHandle.current().info().command().orElse("java"),
           "--add-opens=java.base/java.nio=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
           "--sun-misc-unsafe-memory-access=allow", "-Xmx512m",
+          // A killed JVM never deletes the native library copies it extracted (RocksDB's):
+          // keep them in the test's own directory, which JUnit removes.
+          "-Djava.io.tmpdir=" + childTmp,
           "-cp", System.getProperty("java.class.path"),
           CrashingAppender.class.getName(), dataDir.toString(), Long.toString(nextBatch))
           .redirectErrorStream(true).start();

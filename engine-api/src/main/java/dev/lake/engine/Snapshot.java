@@ -32,6 +32,22 @@ public interface Snapshot {
    */
   ArrowReader open(ScanUnit unit, ScanRequest request, BufferAllocator allocator);
 
+  /**
+   * Reads the rows at {@code positions} (0-based row offsets in this version, in scan order),
+   * for random access. Batches carry {@code columns} in that order and the rows in the order of
+   * {@code positions}; the caller owns and must close the reader, whose buffers come from {@code
+   * allocator}.
+   *
+   * <p>An optional capability: engines without random access keep this default.
+   *
+   * @throws CapabilityNotSupportedException if the engine cannot take rows by position (the
+   *     default); nothing was read
+   * @throws IndexOutOfBoundsException if a position is negative or not below {@link #rowCount()}
+   */
+  default ArrowReader take(long[] positions, List<String> columns, BufferAllocator allocator) {
+    throw new CapabilityNotSupportedException(null, "table's", "take by row position");
+  }
+
   /** The units of a planned scan and how much the statistics pruned. */
   record ScanPlan(List<ScanUnit> units, long blocksTotal, long blocksPruned) {
     public ScanPlan {

@@ -35,6 +35,26 @@ public interface TableEngine extends AutoCloseable {
   Optional<TableHandle> open(TableLocation location);
 
   /**
+   * Compacts small data files and expires old versions as {@code policy} allows. Compaction
+   * commits one new version with exactly the rows of the latest one; expiry makes versions
+   * outside the retention window unreadable (a {@link VersionNotFoundException} whose {@link
+   * VersionNotFoundException#expired()} is true) and then deletes every file that no retained
+   * version references. Safe to run next to appends and readers of retained versions.
+   *
+   * @return the version compaction committed, or empty if there was nothing to compact
+   * @throws CapabilityNotSupportedException if the engine cannot maintain tables (the default);
+   *     nothing was changed
+   * @throws EngineException if no table is at {@code location}; nothing was changed
+   * @throws CommitConflictException if compaction kept losing its version to other writers;
+   *     nothing was committed and a retry is safe
+   * @throws EngineException if the storage fails; the table stays at a committed version and a
+   *     retry is safe
+   */
+  default Optional<Version> maintain(TableLocation location, MaintenancePolicy policy) {
+    throw new CapabilityNotSupportedException(location, name(), "maintenance (compaction and expiry)");
+  }
+
+  /**
    * Removes every file of the table. Idempotent: dropping an absent table succeeds.
    *
    * @throws EngineException if the storage fails; retrying is safe

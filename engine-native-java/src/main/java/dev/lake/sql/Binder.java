@@ -813,7 +813,7 @@ final class Binder {
         }
         throw invalid("cannot average " + in + " values: " + call, call);
       }
-      case MIN, MAX -> {
+      case MIN, MAX, SINGLE_VALUE -> {
         if (in.kind() == Kind.NULL) {
           throw invalid("cannot compute " + SqlParsing.lower(name) + " of NULL: " + call, call);
         }

@@ -2,6 +2,7 @@ package dev.lake.sql;
 
 import dev.lake.engine.EngineException;
 import dev.lake.engine.ScanRequest;
+import dev.lake.engine.Snapshot;
 import dev.lake.engine.Version;
 import dev.lake.exec.ExecutionException;
 import dev.lake.exec.expr.Expr;
@@ -34,8 +35,11 @@ final class LakePreparedQuery implements PreparedQuery {
   private final BoundQuery query;
   private final Map<TableName, Version> pins;
 
-  LakePreparedQuery(BoundQuery query) {
+  private final long budget;
+
+  LakePreparedQuery(BoundQuery query, long budget) {
     this.query = query;
+    this.budget = budget;
     Map<TableName, Version> p = new LinkedHashMap<>();
     query.scan().ifPresent(s -> p.put(s.table(), s.version()));
     this.pins = Map.copyOf(p);
@@ -61,7 +65,7 @@ final class LakePreparedQuery implements PreparedQuery {
   public ArrowReader execute(BufferAllocator allocator) {
     String name = "sql-query-" + QUERY_IDS.incrementAndGet()
         + query.scan().map(s -> "-" + s.table()).orElse("");
-    BufferAllocator child = allocator.newChildAllocator(name, 0, allocator.getLimit());
+    BufferAllocator child = allocator.newChildAllocator(name, 0, Math.min(budget, allocator.getLimit()));
     Operator plan = null;
     try {
       plan = build(child);
@@ -71,11 +75,53 @@ final class LakePreparedQuery implements PreparedQuery {
         plan.close();
       }
       child.close();
+      if (e instanceof org.apache.arrow.memory.OutOfMemoryException oom) {
+        throw QueryReader.overBudget(child, oom);
+      }
       if (e instanceof ExecutionException || e instanceof EngineException) {
         throw new SqlException(SqlException.Kind.EXECUTION, e.getMessage(), 0, 0, e);
       }
       throw e;
     }
+  }
+
+  @Override
+  public List<String> explain() {
+    List<String> lines = new ArrayList<>();
+    long needed = Binder.saturatedAdd(query.offset(), query.limit());
+    if (query.offset() > 0 || query.limit() != Long.MAX_VALUE) {
+      lines.add("Limit offset=" + query.offset() + (query.limit() == Long.MAX_VALUE ? "" : " limit=" + query.limit()));
+    }
+    if (!query.orderBy().isEmpty()) {
+      lines.add("Sort keys=" + query.orderBy() + (needed == Long.MAX_VALUE ? "" : " top=" + needed));
+    }
+    if (query.distinct()) {
+      lines.add("HashAggregate (DISTINCT)");
+    }
+    lines.add("Project " + query.projections());
+    if (query.aggregate().isPresent()) {
+      if (query.having() != null) {
+        lines.add("Filter (HAVING) " + query.having());
+      }
+      lines.add("HashAggregate keys=" + query.aggregate().get().keys() + " aggs=" + query.aggregate().get().calls());
+    }
+    if (query.where() != null) {
+      lines.add("Filter " + query.where());
+    }
+    if (query.scan().isPresent()) {
+      BoundQuery.Scan scan = query.scan().get();
+      Snapshot.ScanPlan plan = scan.snapshot().plan(new ScanRequest(scan.columns(), scan.filter(), scan.limitHint()));
+      lines.add("Scan " + SqlCatalog.LAKE + "." + scan.table() + " version " + scan.version().number()
+          + " columns=" + scan.columns() + scan.filter().map(e -> " pushed=" + e).orElse("")
+          + " units=" + plan.units().size() + " blocks=" + plan.blocksTotal() + " pruned=" + plan.blocksPruned());
+    } else {
+      lines.add("SingleRow");
+    }
+    List<String> indented = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      indented.add("  ".repeat(i) + lines.get(i));
+    }
+    return indented;
   }
 
   private Operator build(BufferAllocator allocator) {

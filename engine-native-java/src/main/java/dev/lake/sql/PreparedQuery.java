@@ -25,4 +25,11 @@ public interface PreparedQuery {
    * @throws SqlException if execution fails (for example a runtime type error)
    */
   ArrowReader execute(BufferAllocator allocator);
+
+  /**
+   * The physical plan, one line per operator with its inputs indented below it: for scans the
+   * table version, columns read, the predicate pushed to the engine and the blocks it prunes.
+   * Reads table metadata only.
+   */
+  java.util.List<String> explain();
 }

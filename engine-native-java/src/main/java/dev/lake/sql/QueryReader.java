@@ -34,12 +34,22 @@ final class QueryReader extends ArrowReader {
    */
   @Override
   public boolean loadNextBatch() throws IOException {
+    try {
+      return load();
+    } catch (org.apache.arrow.memory.OutOfMemoryException e) {
+      throw overBudget(queryAllocator, e);
+    }
+  }
+
+  private boolean load() throws IOException {
     prepareLoadNextBatch();
     Batch batch;
     try {
       batch = plan.next();
     } catch (ExecutionException e) {
       throw new SqlException(SqlException.Kind.EXECUTION, e.getMessage(), 0, 0, e);
+    } catch (org.apache.arrow.memory.OutOfMemoryException e) {
+      throw overBudget(queryAllocator, e);
     } catch (EngineException e) {
       throw new SqlException(SqlException.Kind.EXECUTION, "reading the table failed: " + e.getMessage(), 0, 0, e);
     }
@@ -63,6 +73,14 @@ final class QueryReader extends ArrowReader {
     }
     root.setRowCount(batch.count());
     return true;
+  }
+
+  /** RESOURCE_EXHAUSTED naming the query's budget and, when tighter, the process's. */
+  static SqlException overBudget(BufferAllocator query, org.apache.arrow.memory.OutOfMemoryException e) {
+    BufferAllocator root = query.getRoot();
+    String message = "query memory budget of " + query.getLimit() + " bytes exceeded"
+        + (root.getLimit() < Long.MAX_VALUE ? " (process memory budget " + root.getLimit() + " bytes)" : "");
+    return new SqlException(SqlException.Kind.RESOURCE_EXHAUSTED, message, 0, 0, e);
   }
 
   @Override

@@ -1,7 +1,12 @@
 package dev.lake.sql;
 
 import dev.lake.engine.Version;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import java.util.Objects;
 import org.apache.calcite.sql.SqlNode;
 
@@ -33,8 +38,38 @@ public final class SqlEngine {
 
   private final SqlCatalog catalog;
 
+  private static final java.util.regex.Pattern EXPLAIN =
+      java.util.regex.Pattern.compile("(?is)\\s*EXPLAIN\\s+(?!PLAN\\b)");
+
+  private final long queryBudget;
+  private final int threads;
+
   public SqlEngine(SqlCatalog catalog) {
+    this(catalog, Long.MAX_VALUE);
+  }
+
+  public SqlEngine(SqlCatalog catalog, long queryBudget) {
+    this(catalog, queryBudget, Runtime.getRuntime().availableProcessors());
+  }
+
+  /**
+   * @param threads workers of a parallel plan (scan, filter, project and partial aggregate over
+   *     morsels), by default one per processor
+   * @param queryBudget the most Arrow memory one execution may hold, in bytes; the allocator
+   *     passed to {@link PreparedQuery#execute} bounds the process. A query over either fails
+   *     with {@link SqlException.Kind#RESOURCE_EXHAUSTED} naming the budget, and releases all
+   *     it held.
+   */
+  public SqlEngine(SqlCatalog catalog, long queryBudget, int threads) {
     this.catalog = Objects.requireNonNull(catalog, "catalog");
+    if (threads < 1) {
+      throw new IllegalArgumentException("threads must be at least 1: " + threads);
+    }
+    this.threads = threads;
+    if (queryBudget <= 0) {
+      throw new IllegalArgumentException("query budget must be positive: " + queryBudget);
+    }
+    this.queryBudget = queryBudget;
   }
 
   /**
@@ -62,11 +97,98 @@ public final class SqlEngine {
   public PreparedQuery prepare(String sql, Map<TableName, Version> pins) {
     Objects.requireNonNull(sql, "sql");
     Objects.requireNonNull(pins, "pins");
-    SqlNode statement = SqlParsing.parse(sql);
-    try {
-      return new LakePreparedQuery(new Binder(catalog, pins).bind(statement));
-    } catch (SqlException e) {
-      throw SqlParsing.originalPosition(sql, e);
+    java.util.regex.Matcher explainPrefix = EXPLAIN.matcher(sql);
+    if (explainPrefix.lookingAt()) {
+      // Blank the keyword out so positions in errors still point into the text as written.
+      String query = " ".repeat(explainPrefix.end()) + sql.substring(explainPrefix.end());
+      return explain(prepare(query, SqlParsing.parse(query), pins));
     }
+    SqlNode statement = SqlParsing.parse(sql);
+    if (statement instanceof org.apache.calcite.sql.SqlExplain explain) {
+      return explain(prepare(sql, explain.getExplicandum(), pins));
+    }
+    return prepare(sql, statement, pins);
+  }
+
+  /** {@code EXPLAIN q}: one VARCHAR column {@code plan}, one row per line of q's physical plan. */
+  private PreparedQuery explain(PreparedQuery query) {
+    List<String> lines = query.explain();
+    dev.lake.exec.SqlType text = dev.lake.exec.SqlType.of(dev.lake.exec.SqlType.Kind.UTF8, false);
+    List<Field> fields = List.of(text.field("plan"));
+    List<List<Object>> rows = lines.stream().<List<Object>>map(List::of).toList();
+    RelTranslator.Node values = new RelTranslator.Node(fields, List.of(text),
+        a -> new dev.lake.exec.op.ValuesOperator(new Schema(fields), List.of(text), rows, a),
+        "Values", List.of());
+    return new RelPreparedQuery(values, new Schema(fields), query.pins(), queryBudget);
+  }
+
+  private PreparedQuery prepare(String sql, SqlNode statement, Map<TableName, Version> pins) {
+    try {
+      return new LakePreparedQuery(new Binder(catalog, pins).bind(statement), queryBudget);
+    } catch (SqlException e) {
+      // The binder takes single-table queries; joins, subqueries, set operations, derived
+      // tables, WITH, intervals, nested-type pass-through and the scalar functions only
+      // Calcite's operator table knows (SUBSTRING, UPPER, ...) are planned relationally.
+      boolean passThrough = e.getMessage().startsWith("column ") && e.getMessage().contains(" has type ");
+      boolean function = e.kind() == SqlException.Kind.INVALID && e.getMessage().startsWith("function ");
+      boolean relationalShape = e.kind() == SqlException.Kind.UNSUPPORTED
+          && (passThrough || isMultiRelation(statement));
+      if (!relationalShape && !function) {
+        throw SqlParsing.originalPosition(sql, e);
+      }
+      try {
+        SqlNode fresh = SqlParsing.parse(sql);
+        if (fresh instanceof org.apache.calcite.sql.SqlExplain x) {
+          fresh = x.getExplicandum();
+        }
+        return planRelational(fresh, pins);
+      } catch (SqlException relational) {
+        throw SqlParsing.originalPosition(sql, function ? e : relational);
+      }
+    }
+  }
+
+  /**
+   * Whether the statement needs the relational planner: it reads more than one relation (joins,
+   * subqueries, set operations, WITH) or uses intervals, which the binder has no type for.
+   */
+  private static boolean isMultiRelation(SqlNode statement) {
+    int[] selects = {0};
+    boolean[] found = {false};
+    statement.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
+      @Override
+      public Void visit(org.apache.calcite.sql.SqlLiteral literal) {
+        if (literal instanceof org.apache.calcite.sql.SqlIntervalLiteral) {
+          found[0] = true;
+        }
+        return null;
+      }
+
+      @Override
+      public Void visit(org.apache.calcite.sql.SqlCall call) {
+        switch (call.getKind()) {
+          case SELECT -> selects[0]++;
+          case JOIN, UNION, INTERSECT, EXCEPT, WITH, VALUES -> found[0] = true;
+          default -> { }
+        }
+        return super.visit(call);
+      }
+    });
+    return found[0] || selects[0] > 1;
+  }
+
+  private PreparedQuery planRelational(SqlNode statement, Map<TableName, Version> pins) {
+    RelPlanner.Planned planned = new RelPlanner(catalog, pins).plan(statement);
+    var rel = planned.rel();
+    RelTranslator.Node plan = new RelTranslator(rel.getCluster().getRexBuilder(),
+        rel.getCluster().getMetadataQuery(), threads).translate(rel);
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < plan.fields().size(); i++) {
+      Field f = plan.fields().get(i);
+      fields.add(new Field(planned.names().get(i), f.getFieldType(), f.getChildren()));
+    }
+    Map<TableName, Version> read = new LinkedHashMap<>();
+    planned.tables().values().forEach(t -> read.put(t.name, t.version));
+    return new RelPreparedQuery(plan, new Schema(fields), read, queryBudget);
   }
 }

@@ -20,7 +20,12 @@ public class SqlException extends RuntimeException {
     /** A table version or snapshot asked for does not exist. */
     VERSION_NOT_FOUND,
     /** Failure while executing. */
-    EXECUTION
+    EXECUTION,
+    /**
+     * The query needed more memory than its budget (per query, or the process's allocator limit);
+     * the message names the budget. Everything the query held is released.
+     */
+    RESOURCE_EXHAUSTED
   }
 
   private final Kind kind;

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +30,34 @@ class SqlMemoryTest extends SqlFixture {
       }
     }
     assertEquals(0, allocator.getAllocatedMemory());
+  }
+
+  @Test
+  void queryOverItsBudgetIsResourceExhaustedNamingTheBudgetAndLeaksNothing() throws Exception {
+    SqlEngine small = new SqlEngine(catalog, 256);
+    for (String sql : List.of("SELECT * FROM episodes ORDER BY id",
+        "SELECT a.id, b.robot FROM episodes a JOIN episodes b ON a.id = b.id")) {
+      SqlException e = assertThrows(SqlException.class, () -> {
+        try (ArrowReader reader = small.prepare(sql).execute(allocator)) {
+          while (reader.loadNextBatch()) {
+            assertTrue(reader.getVectorSchemaRoot().getRowCount() >= 0);
+          }
+        }
+      });
+      assertEquals(SqlException.Kind.RESOURCE_EXHAUSTED, e.kind(), e.getMessage());
+      assertTrue(e.getMessage().contains("query memory budget of 256 bytes"), e.getMessage());
+      assertEquals(0, allocator.getAllocatedMemory());
+    }
+    try (BufferAllocator process = allocator.newChildAllocator("process", 0, 512)) {
+      SqlException e = assertThrows(SqlException.class, () -> {
+        try (ArrowReader reader = engine.prepare("SELECT * FROM episodes").execute(process)) {
+          while (reader.loadNextBatch()) {
+            assertTrue(reader.getVectorSchemaRoot().getRowCount() >= 0);
+          }
+        }
+      });
+      assertEquals(SqlException.Kind.RESOURCE_EXHAUSTED, e.kind(), e.getMessage());
+    }
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.lake.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.engine.AppendOperation;
@@ -15,6 +16,7 @@ import dev.lake.engine.Version;
 import dev.lake.engine.VersionInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -129,6 +131,75 @@ class SqlOverLogTableTest {
   }
 
   @Test
+  void morselParallelAggregationMatchesSerialAndIsDeterministic() throws Exception {
+    String query = "SELECT robot, count(*), sum(duration_s), avg(steps), min(id), max(duration_s) "
+        + "FROM (SELECT * FROM robots.episodes WHERE steps < 900) t GROUP BY robot";
+    SqlEngine serial = new SqlEngine(new RecordingCatalog(), Long.MAX_VALUE, 1);
+    SqlEngine parallel = new SqlEngine(new RecordingCatalog(), Long.MAX_VALUE, 4);
+    List<Object> plan = rows(parallel, "EXPLAIN " + query).stream().map(r -> r.get(0)).toList();
+    assertTrue(plan.stream().anyMatch(l -> ((String) l).contains("ParallelHashAggregate")), plan.toString());
+    Comparator<List<Object>> byRobot = Comparator.comparing(r -> String.valueOf(r.get(0)));
+    List<List<Object>> expected = new ArrayList<>(rows(serial, query));
+    expected.sort(byRobot);
+    List<List<Object>> first = null;
+    for (int run = 0; run < 5; run++) {
+      List<List<Object>> actual = new ArrayList<>(rows(parallel, query));
+      actual.sort(byRobot);
+      assertEquals(expected.size(), actual.size());
+      for (int r = 0; r < expected.size(); r++) {
+        for (int c = 0; c < expected.get(r).size(); c++) {
+          Object e = expected.get(r).get(c);
+          Object a = actual.get(r).get(c);
+          if (e instanceof Double x) {
+            assertEquals(x, (Double) a, Math.abs(x) * 1e-12, "row " + r + " column " + c);
+          } else {
+            assertEquals(e, a, "row " + r + " column " + c);
+          }
+        }
+      }
+      if (first == null) {
+        first = actual;
+      } else {
+        assertEquals(first, actual, "same answer, to the last bit, on every run");
+      }
+    }
+  }
+
+  @Test
+  void interruptedQueryStopsItsWorkersAndReleasesEverything() throws Exception {
+    SqlEngine parallel = new SqlEngine(new RecordingCatalog(), Long.MAX_VALUE, 4);
+    for (String query : List.of(
+        "SELECT robot, sum(steps) FROM (SELECT * FROM robots.episodes) t GROUP BY robot",
+        "SELECT a.id FROM robots.episodes a JOIN robots.episodes b ON a.id = b.id")) {
+      try (ArrowReader reader = parallel.prepare(query).execute(allocator)) {
+        Thread.currentThread().interrupt();
+        SqlException e = assertThrows(SqlException.class, reader::loadNextBatch);
+        assertTrue(Thread.interrupted(), "the interrupt stays visible to the caller");
+        assertEquals(SqlException.Kind.EXECUTION, e.kind());
+        assertTrue(e.getMessage().contains("cancelled") || e.getMessage().contains("interrupted"), e.getMessage());
+      } finally {
+        Thread.interrupted();
+      }
+      assertEquals(0, allocator.getAllocatedMemory());
+    }
+  }
+
+  @Test
+  void explainShowsThePushedPredicateAndThePrunedBlocks() throws Exception {
+    List<Object> lines = run("EXPLAIN SELECT count(*) FROM robots.episodes WHERE id BETWEEN 31000 AND 31499")
+        .stream().map(r -> r.get(0)).toList();
+    String scan = (String) lines.getLast();
+    assertTrue(scan.contains("Scan lake.robots.episodes"), lines.toString());
+    assertTrue(scan.contains("pushed="), scan);
+    assertTrue(scan.contains("blocks=60 pruned=59"), scan);
+    List<Object> joined = run("EXPLAIN SELECT a.robot, count(*) FROM robots.episodes a "
+        + "JOIN robots.episodes b ON a.id = b.id WHERE a.id < 1000 GROUP BY a.robot")
+        .stream().map(r -> r.get(0)).toList();
+    assertTrue(joined.stream().anyMatch(l -> ((String) l).contains("HashJoin INNER")), joined.toString());
+    assertTrue(joined.stream().anyMatch(l -> ((String) l).contains("pruned=59")), joined.toString());
+  }
+
+  @Test
   void groupedAggregatesWithNullsMatchRowByRowAnswers() throws Exception {
     Predicate<Row> where = r -> (r.duration() != null && r.duration() > 30) || r.robot() == null;
     Map<String, long[]> expected = new TreeMap<>(java.util.Comparator.nullsFirst(String::compareTo));
@@ -169,8 +240,12 @@ class SqlOverLogTableTest {
   }
 
   private List<List<Object>> run(String query) throws Exception {
+    return rows(sql, query);
+  }
+
+  private List<List<Object>> rows(SqlEngine engine, String query) throws Exception {
     List<List<Object>> out = new ArrayList<>();
-    try (ArrowReader reader = sql.prepare(query).execute(allocator)) {
+    try (ArrowReader reader = engine.prepare(query).execute(allocator)) {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         for (int r = 0; r < root.getRowCount(); r++) {

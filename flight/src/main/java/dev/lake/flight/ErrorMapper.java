@@ -71,6 +71,7 @@ final class ErrorMapper {
       case TABLE_NOT_FOUND, VERSION_NOT_FOUND -> status(GrpcStatus.NOT_FOUND, message);
       case INVALID -> status(GrpcStatus.INVALID_ARGUMENT, withPosition(message, e));
       case UNSUPPORTED -> status(GrpcStatus.UNIMPLEMENTED, message);
+      case RESOURCE_EXHAUSTED -> status(GrpcStatus.RESOURCE_EXHAUSTED, message);
       case EXECUTION -> userFault(e.getCause())
           ? status(GrpcStatus.INVALID_ARGUMENT, message)
           : internal(e);

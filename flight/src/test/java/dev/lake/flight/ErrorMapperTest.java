@@ -42,6 +42,8 @@ class ErrorMapperTest {
         "column 'x' not found")).status());
     assertEquals(GrpcStatus.UNIMPLEMENTED, map(new SqlException(SqlException.Kind.UNSUPPORTED,
         "window functions")).status());
+    assertEquals(GrpcStatus.RESOURCE_EXHAUSTED, map(new SqlException(SqlException.Kind.RESOURCE_EXHAUSTED,
+        "query memory budget of 1024 bytes exceeded")).status());
     assertEquals(GrpcStatus.INVALID_ARGUMENT, map(new SqlException(SqlException.Kind.EXECUTION,
         "division by zero", 0, 0, new ArithmeticException("/ by zero"))).status());
     StatusException storage = map(new SqlException(SqlException.Kind.EXECUTION,

@@ -2,39 +2,46 @@ package dev.lake.engine.log;
 
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.EngineException;
+import dev.lake.engine.MaintenancePolicy;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableExistsException;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
+import dev.lake.engine.Version;
 import dev.lake.engine.log.commit.CommitEntry;
 import dev.lake.engine.log.commit.CommitLog;
-import dev.lake.engine.log.commit.CorruptEntryException;
 import dev.lake.engine.log.segment.ColumnKind;
+import dev.lake.engine.log.store.LocalObjectStore;
+import dev.lake.engine.log.store.ObjectStore;
+import dev.lake.engine.log.store.S3ObjectStore;
+import dev.lake.engine.log.store.S3Settings;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import software.amazon.awssdk.services.s3.S3Client;
 
-/** The {@code log} table engine over local directories. Thread-safe; holds no open resources. */
+/**
+ * The {@code log} table engine over local directories ({@code file:}) and S3 prefixes
+ * ({@code s3://bucket/prefix}). Thread-safe; the only resource it holds is the S3 client, made
+ * on first use of an S3 location and closed with the engine.
+ */
 final class LogEngine implements TableEngine {
 
   static final String DATA = "data";
+  private static final Set<String> TABLE_DIRECTORIES =
+      Set.of(DATA + "/", CommitLog.LOG, CommitLog.CHECKPOINTS, CommitLog.EXPIRED);
 
-  record Settings(int blockRows, long segmentBytes, int commitRetries) {}
+  record Settings(int blockRows, long segmentBytes, int commitRetries, int checkpointInterval,
+      Duration orphanGrace, S3Settings s3) {}
 
   private final Settings settings;
+  private S3Client s3;
   private volatile boolean closed;
 
   LogEngine(Settings settings) {
@@ -50,108 +57,87 @@ final class LogEngine implements TableEngine {
    * Writes version 0 (the schema, no segments) put-if-absent.
    *
    * @throws IllegalArgumentException if the schema is empty, has duplicate names or a type the
-   *     format cannot store
+   *     format cannot store; nothing is written
    * @throws TableExistsException if version 0 already exists; nothing is changed
+   * @throws EngineException if the location holds files that are not a log table's (naming one);
+   *     nothing is written
    * @throws EngineException if the storage fails; a retry is safe
    */
   @Override
   public TableHandle create(TableLocation location, Schema schema) {
     checkOpen();
     validateSchema(schema);
-    Path dir = localPath(location);
-    CommitLog log = new CommitLog(dir);
-    CommitEntry initial = new CommitEntry(0, Instant.now(), null, schema, List.of(), List.of());
+    ObjectStore store = store(location);
+    CommitLog log = new CommitLog(store);
+    CommitEntry initial = new CommitEntry(
+        0, Instant.now(), CommitEntry.Kind.CREATE, null, schema, List.of(), List.of());
     try {
-      Files.createDirectories(dir.resolve(DATA));
-      if (!log.tryCommit(initial)) {
+      for (ObjectStore.ObjectInfo o : store.list("", null)) {
+        if (TABLE_DIRECTORIES.stream().noneMatch(o.key()::startsWith)) {
+          throw new EngineException(location, "the location holds '" + o.key()
+              + "', which is not part of a log table; nothing was written");
+        }
+      }
+      if (load(location, log).isPresent() || !log.tryCommit(initial)) {
         throw new TableExistsException(location);
       }
     } catch (IOException e) {
       throw new EngineException(location, "cannot create the table: " + e.getMessage(), e);
     }
-    return new LogTableHandle(location, settings, log, TableState.of(List.of(initial)));
+    return new LogTableHandle(location, settings, log, TableState.of(0, null, List.of(initial)));
   }
 
   /**
-   * Reads and verifies every commit entry.
+   * Reads the newest checkpoint and the entries after it.
    *
-   * @return empty if there is no {@code _log} directory or no version 0 in it (a create that
+   * @return empty if there is no entry and no checkpoint (a plain directory, or a create that
    *     never completed)
-   * @throws CorruptTableException if an entry is damaged or versions are missing in between
+   * @throws CorruptTableException if an entry or checkpoint is damaged or versions are missing
+   *     in between
    */
   @Override
   public Optional<TableHandle> open(TableLocation location) {
     checkOpen();
-    Path dir = localPath(location);
-    CommitLog log = new CommitLog(dir);
-    if (!log.exists()) {
-      return Optional.empty();
-    }
-    try {
-      TreeSet<Long> versions = log.listVersions();
-      if (versions.isEmpty()) {
-        return Optional.empty();
-      }
-      if (versions.first() != 0 || versions.last() != versions.size() - 1) {
-        throw new CorruptTableException(location,
-            "the commit log has gaps: versions " + versions.first() + ".." + versions.last()
-                + " with " + versions.size() + " entries");
-      }
-      List<CommitEntry> entries = new ArrayList<>(versions.size());
-      for (long v : versions) {
-        entries.add(log.read(v).orElseThrow(() -> new CorruptTableException(location,
-            "commit log entry " + CommitLog.fileName(v) + " disappeared while opening")));
-      }
-      return Optional.of(new LogTableHandle(location, settings, log, TableState.of(entries)));
-    } catch (CorruptEntryException e) {
-      throw new CorruptTableException(location, e.getMessage(), e);
-    } catch (IOException e) {
-      throw new EngineException(location, "cannot read the commit log: " + e.getMessage(), e);
+    CommitLog log = new CommitLog(store(location));
+    return load(location, log).map(state -> new LogTableHandle(location, settings, log, state));
+  }
+
+  private static Optional<TableState> load(TableLocation location, CommitLog log) {
+    return LogTableHandle.load(location, log, Long.MAX_VALUE);
+  }
+
+  /**
+   * Compacts and expires as {@code policy} says (see {@link Maintenance}).
+   *
+   * @throws EngineException if there is no log table at {@code location}; nothing is written
+   */
+  @Override
+  public Optional<Version> maintain(TableLocation location, MaintenancePolicy policy) {
+    checkOpen();
+    try (LogTableHandle table = (LogTableHandle) open(location).orElseThrow(
+        () -> new EngineException(location, "there is no log table here; nothing was maintained"))) {
+      return new Maintenance(table).run(policy);
     }
   }
 
-  /** Deletes the directory tree. Idempotent; a retry after a failure is safe. */
+  /** Deletes every object of the table. Idempotent; a retry after a failure is safe. */
   @Override
   public void drop(TableLocation location) {
-    Path dir = localPath(location);
-    if (!Files.exists(dir)) {
-      return;
-    }
+    checkOpen();
     try {
-      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-          Files.deleteIfExists(file);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-          if (e instanceof NoSuchFileException) {
-            return FileVisitResult.CONTINUE;
-          }
-          throw e;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-          if (e != null && !(e instanceof NoSuchFileException)) {
-            throw e;
-          }
-          Files.deleteIfExists(d);
-          return FileVisitResult.CONTINUE;
-        }
-      });
-    } catch (NoSuchFileException e) {
-      // dropped concurrently: the goal is reached
+      store(location).deleteAll();
     } catch (IOException e) {
       throw new EngineException(location, "cannot drop the table: " + e.getMessage(), e);
     }
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     closed = true;
+    if (s3 != null) {
+      s3.close();
+      s3 = null;
+    }
   }
 
   private void checkOpen() {
@@ -160,11 +146,29 @@ final class LogEngine implements TableEngine {
     }
   }
 
-  private static Path localPath(TableLocation location) {
-    if (!location.isLocal()) {
-      throw new EngineException(location, "the log engine supports only file: locations");
+  private ObjectStore store(TableLocation location) {
+    return switch (location.uri().getScheme()) {
+      case "file" -> new LocalObjectStore(location.localPath());
+      case "s3" -> {
+        String bucket = location.uri().getAuthority();
+        if (bucket == null || bucket.isEmpty()) {
+          throw new EngineException(location, "an s3 location needs a bucket: s3://bucket/prefix");
+        }
+        String path = location.uri().getPath() == null ? "" : location.uri().getPath();
+        String prefix = path.replaceAll("^/+", "").replaceAll("/+$", "");
+        yield new S3ObjectStore(s3Client(), bucket, prefix);
+      }
+      default -> throw new EngineException(location, "the log engine supports file: and s3: locations, not "
+          + location.uri().getScheme() + ":");
+    };
+  }
+
+  private synchronized S3Client s3Client() {
+    checkOpen();
+    if (s3 == null) {
+      s3 = settings.s3().client();
     }
-    return location.localPath();
+    return s3;
   }
 
   static void validateSchema(Schema schema) {

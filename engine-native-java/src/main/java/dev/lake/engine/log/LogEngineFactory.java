@@ -3,6 +3,8 @@ package dev.lake.engine.log;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
+import dev.lake.engine.log.store.S3Settings;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -14,7 +16,13 @@ import java.util.Map;
  *   <li>{@code log.segment.bytes}: a segment is closed once it reaches this size (default 256
  *       MiB);
  *   <li>{@code log.commit.retries}: how many times an append retries after another writer won
- *       its version (default 100).
+ *       its version (default 100);
+ *   <li>{@code log.checkpoint.interval}: a checkpoint is written every this many versions
+ *       (default 100), so opening reads at most that many entries after it;
+ *   <li>{@code log.orphan.grace.seconds}: expiry deletes a segment no version ever named only once
+ *       it is this old (default 3600), so an append still writing is never robbed; 0 is for
+ *       tables with a single writer that runs maintenance itself;
+ *   <li>{@code log.s3.*}: S3 endpoint, region, path-style and credentials, see {@link S3Settings}.
  * </ul>
  */
 public final class LogEngineFactory implements TableEngineFactory {
@@ -32,7 +40,12 @@ public final class LogEngineFactory implements TableEngineFactory {
     int blockRows = (int) positive(properties, "log.block.rows", 65_536, Integer.MAX_VALUE / 16);
     long segmentBytes = positive(properties, "log.segment.bytes", 256L << 20, Long.MAX_VALUE);
     int retries = (int) positive(properties, "log.commit.retries", 100, Integer.MAX_VALUE);
-    return new LogEngine(new LogEngine.Settings(blockRows, segmentBytes, retries));
+    int checkpointInterval = (int) positive(properties, "log.checkpoint.interval", 100, Integer.MAX_VALUE);
+    String grace = properties.getOrDefault("log.orphan.grace.seconds", "3600");
+    long graceSeconds = "0".equals(grace.trim()) ? 0
+        : positive(properties, "log.orphan.grace.seconds", 3600, Long.MAX_VALUE / 1_000_000_000L);
+    return new LogEngine(new LogEngine.Settings(blockRows, segmentBytes, retries, checkpointInterval,
+        Duration.ofSeconds(graceSeconds), S3Settings.from(properties)));
   }
 
   private static long positive(Map<String, String> properties, String key, long fallback, long max) {

@@ -2,13 +2,14 @@ package dev.lake.engine.log;
 
 import dev.lake.engine.ScanUnit;
 import dev.lake.engine.TableLocation;
+import dev.lake.engine.log.commit.LiveSegment;
 import dev.lake.engine.log.segment.SegmentFooter;
 import java.util.List;
 
 /** One segment of a planned scan with the blocks that survived pruning. */
 record LogScanUnit(
     TableLocation location,
-    TableState.LiveSegment segment,
+    LiveSegment segment,
     SegmentFooter footer,
     List<Integer> blocks,
     long rowCount) implements ScanUnit {

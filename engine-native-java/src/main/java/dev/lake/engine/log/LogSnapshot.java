@@ -4,9 +4,9 @@ import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.ScanRequest;
 import dev.lake.engine.ScanUnit;
 import dev.lake.engine.Snapshot;
-import dev.lake.engine.TableLocation;
 import dev.lake.engine.Version;
 import dev.lake.engine.expr.Expression;
+import dev.lake.engine.log.commit.LiveSegment;
 import dev.lake.engine.log.segment.BlockMeta;
 import dev.lake.engine.log.segment.SegmentFile;
 import dev.lake.engine.log.segment.SegmentFooter;
@@ -26,11 +26,11 @@ final class LogSnapshot implements Snapshot {
   private final LogTableHandle handle;
   private final Version version;
   private final Schema schema;
-  private final List<TableState.LiveSegment> segments;
+  private final List<LiveSegment> segments;
   private final long rowCount;
   private final Map<String, Integer> columnIndex = new HashMap<>();
 
-  LogSnapshot(LogTableHandle handle, Version version, Schema schema, List<TableState.LiveSegment> segments) {
+  LogSnapshot(LogTableHandle handle, Version version, Schema schema, List<LiveSegment> segments) {
     this.handle = handle;
     this.version = version;
     this.schema = schema;
@@ -52,7 +52,7 @@ final class LogSnapshot implements Snapshot {
   }
 
   /** The segments live in this version, oldest first. */
-  List<TableState.LiveSegment> segments() {
+  List<LiveSegment> segments() {
     return segments;
   }
 
@@ -66,6 +66,8 @@ final class LogSnapshot implements Snapshot {
    *
    * @throws IllegalArgumentException if a requested column does not exist
    * @throws CorruptTableException if a segment is missing, has the wrong size or a bad footer
+   * @throws dev.lake.engine.VersionNotFoundException if retention expired this version since it
+   *     was pinned
    */
   @Override
   public ScanPlan plan(ScanRequest request) {
@@ -75,8 +77,8 @@ final class LogSnapshot implements Snapshot {
     List<ScanUnit> units = new ArrayList<>();
     long total = 0;
     long pruned = 0;
-    for (TableState.LiveSegment segment : segments) {
-      SegmentFooter footer = handle.footer(segment);
+    for (LiveSegment segment : segments) {
+      SegmentFooter footer = handle.footer(segment, version, schema);
       List<Integer> kept = new ArrayList<>();
       long rows = 0;
       for (int b = 0; b < footer.blocks().size(); b++) {
@@ -109,13 +111,11 @@ final class LogSnapshot implements Snapshot {
       throw new IllegalArgumentException("not a scan unit of this log table: " + unit.describe());
     }
     List<Integer> projection = projection(request);
-    TableLocation location = handle.location();
-    String file = LogEngine.DATA + "/" + u.segment().ref().file();
-    long addedIn = u.segment().addedIn();
+    LiveSegment segment = u.segment();
     return SegmentFile.openBlocks(
-        handle.dataFile(u.segment()), u.footer(), u.blocks(), projection, allocator,
-        (detail, cause) -> new CorruptTableException(location,
-            "segment " + file + " of version " + addedIn + ": " + detail, cause));
+        handle.store(), LogTableHandle.segmentKey(segment.ref().file()), u.footer(), u.blocks(),
+        projection, allocator,
+        (detail, cause) -> handle.corruptOrExpired(version, segment, ": " + detail, cause));
   }
 
   private List<Integer> projection(ScanRequest request) {

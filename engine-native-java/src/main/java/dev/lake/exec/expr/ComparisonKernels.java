@@ -7,6 +7,12 @@ final class ComparisonKernels {
   private ComparisonKernels() {}
 
   static Kernel compare(Expr.Op op, Kernel left, Kernel right) {
+    if (right instanceof LogicKernels.Constant c && c.value() instanceof Long v) {
+      return batch -> longScalar(op, (Col.Longs) left.eval(batch), v);
+    }
+    if (right instanceof LogicKernels.Constant c && c.value() instanceof Double v) {
+      return batch -> doubleScalar(op, (Col.Doubles) left.eval(batch), v);
+    }
     return batch -> {
       Col a = left.eval(batch);
       Col b = right.eval(batch);
@@ -55,10 +61,56 @@ final class ComparisonKernels {
   private static Col.Bools doubles(Expr.Op op, Col.Doubles a, Col.Doubles b) {
     int n = a.size;
     Col.Bools out = new Col.Bools(n);
+    double[] x = a.values;
+    double[] y = b.values;
+    // Primitive comparisons: -0.0 equals 0.0 (as in grouping), NaN compares false.
+    switch (op) {
+      case EQ -> { for (int i = 0; i < n; i++) out.values[i] = x[i] == y[i]; }
+      case NE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] != y[i]; }
+      case LT -> { for (int i = 0; i < n; i++) out.values[i] = x[i] < y[i]; }
+      case LE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] <= y[i]; }
+      case GT -> { for (int i = 0; i < n; i++) out.values[i] = x[i] > y[i]; }
+      case GE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] >= y[i]; }
+      default -> throw new IllegalStateException(op.name());
+    }
     for (int i = 0; i < n; i++) {
       out.nulls[i] = a.nulls[i] | b.nulls[i];
-      out.values[i] = test(op, Double.compare(a.values[i], b.values[i]));
     }
+    return out;
+  }
+
+  /** Column against a non-null constant: no constant column is built. */
+  private static Col.Bools longScalar(Expr.Op op, Col.Longs a, long y) {
+    int n = a.size;
+    Col.Bools out = new Col.Bools(n);
+    long[] x = a.values;
+    switch (op) {
+      case EQ -> { for (int i = 0; i < n; i++) out.values[i] = x[i] == y; }
+      case NE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] != y; }
+      case LT -> { for (int i = 0; i < n; i++) out.values[i] = x[i] < y; }
+      case LE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] <= y; }
+      case GT -> { for (int i = 0; i < n; i++) out.values[i] = x[i] > y; }
+      case GE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] >= y; }
+      default -> throw new IllegalStateException(op.name());
+    }
+    System.arraycopy(a.nulls, 0, out.nulls, 0, n);
+    return out;
+  }
+
+  private static Col.Bools doubleScalar(Expr.Op op, Col.Doubles a, double y) {
+    int n = a.size;
+    Col.Bools out = new Col.Bools(n);
+    double[] x = a.values;
+    switch (op) {
+      case EQ -> { for (int i = 0; i < n; i++) out.values[i] = x[i] == y; }
+      case NE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] != y; }
+      case LT -> { for (int i = 0; i < n; i++) out.values[i] = x[i] < y; }
+      case LE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] <= y; }
+      case GT -> { for (int i = 0; i < n; i++) out.values[i] = x[i] > y; }
+      case GE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] >= y; }
+      default -> throw new IllegalStateException(op.name());
+    }
+    System.arraycopy(a.nulls, 0, out.nulls, 0, n);
     return out;
   }
 

@@ -62,7 +62,12 @@ public sealed interface Expr {
   enum Op {
     ADD("+"), SUB("-"), MUL("*"), DIV("/"), MOD("%"), NEG("-"),
     EQ("="), NE("<>"), LT("<"), LE("<="), GT(">"), GE(">="),
-    AND("AND"), OR("OR"), NOT("NOT"), IS_NULL("IS NULL"), IS_NOT_NULL("IS NOT NULL");
+    AND("AND"), OR("OR"), NOT("NOT"), IS_NULL("IS NULL"), IS_NOT_NULL("IS NOT NULL"),
+    /** Fields of a date or timestamp: one long-backed argument, an integer result. */
+    EXTRACT_YEAR("EXTRACT(YEAR)"), EXTRACT_MONTH("EXTRACT(MONTH)"), EXTRACT_DAY("EXTRACT(DAY)"),
+    /** {@code SUBSTRING(s, start [, length])}: 1-based start, in characters. */
+    SUBSTRING("SUBSTRING"),
+    UPPER("UPPER"), LOWER("LOWER"), CHAR_LENGTH("CHAR_LENGTH");
 
     public final String symbol;
 
@@ -111,7 +116,8 @@ public sealed interface Expr {
   record Like(Expr arg, String pattern, Character escape, boolean negated, SqlType type)
       implements Expr {}
 
-  enum AggFn { COUNT, SUM, AVG, MIN, MAX }
+  /** {@code SINGLE_VALUE} is a scalar subquery's value: more than one row per group is an error. */
+  enum AggFn { COUNT, SUM, AVG, MIN, MAX, SINGLE_VALUE }
 
   /** An aggregate call; {@code arg} is null for {@code count(*)}. Only valid below an aggregate. */
   record Agg(AggFn fn, boolean distinct, Expr arg, SqlType type) implements Expr {}

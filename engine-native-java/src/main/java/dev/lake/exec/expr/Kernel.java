@@ -34,6 +34,8 @@ public interface Kernel {
         case NOT -> new LogicKernels.Not(compile(c.args().get(0)));
         case IS_NULL, IS_NOT_NULL ->
             new LogicKernels.IsNull(compile(c.args().get(0)), c.op() == Expr.Op.IS_NOT_NULL);
+        case EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY, SUBSTRING, UPPER, LOWER, CHAR_LENGTH ->
+            FunctionKernels.of(c, c.args().stream().map(Kernel::compile).toList());
       };
       case Expr.Cast c -> new CastKernel(compile(c.arg()), c.arg().type(), c.type());
       case Expr.Case c -> new LogicKernels.CaseWhen(

@@ -20,6 +20,11 @@ final class LogicKernels {
       this.literal = literal;
     }
 
+    /** The constant's value, or null for NULL. */
+    Object value() {
+      return literal.value();
+    }
+
     @Override
     public Col eval(Batch batch) {
       int n = batch.count();

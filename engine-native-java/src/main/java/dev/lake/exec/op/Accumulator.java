@@ -44,6 +44,7 @@ abstract class Accumulator {
       case SUM -> in.isLongBacked() ? new SumLong() : in.isFloat() ? new SumDouble() : new SumDecimal(agg.type());
       case AVG -> in.kind() == SqlType.Kind.DECIMAL ? new AvgDecimal(agg.type()) : new AvgDouble();
       case MIN, MAX -> new MinMax(agg.fn() == Expr.AggFn.MAX, agg.type());
+      case SINGLE_VALUE -> new Single(new MinMax(true, agg.type()));
     };
   }
 
@@ -398,6 +399,34 @@ abstract class Accumulator {
       int[] groups = owners.stream().mapToInt(Integer::intValue).toArray();
       inner.add(groups, groups.length, Vectors.fromObjects(argType, values), groupCount);
       return inner.result(groupCount);
+    }
+  }
+
+  /** SINGLE_VALUE: the one value of each group; a second row in a group fails the query. */
+  static final class Single extends Accumulator {
+    private final MinMax value;
+    private long[] rows = new long[16];
+
+    Single(MinMax value) {
+      this.value = value;
+    }
+
+    @Override
+    void add(int[] groups, int count, Col input, int groupCount) {
+      if (rows.length < groupCount) {
+        rows = Arrays.copyOf(rows, grow(rows.length, groupCount));
+      }
+      for (int i = 0; i < count; i++) {
+        if (++rows[groups[i]] > 1) {
+          throw new dev.lake.exec.ExecutionException("a scalar subquery returned more than one row");
+        }
+      }
+      value.add(groups, count, input, groupCount);
+    }
+
+    @Override
+    Col result(int groupCount) {
+      return value.result(groupCount);
     }
   }
 }

@@ -31,6 +31,12 @@ public final class ScanOperator implements Operator {
     this.allocator = allocator;
   }
 
+  /** Reads only {@code units} (one morsel of a parallel scan), already planned for {@code request}. */
+  public ScanOperator(Snapshot snapshot, ScanRequest request, List<ScanUnit> units, BufferAllocator allocator) {
+    this(snapshot, request, allocator);
+    this.units = new ArrayDeque<>(units);
+  }
+
   @Override
   public Batch next() {
     if (units == null) {
@@ -39,6 +45,10 @@ public final class ScanOperator implements Operator {
     }
     try {
       while (true) {
+        if (Thread.currentThread().isInterrupted()) {
+          // Cancellation: an interrupted query thread (or worker) stops at its next batch.
+          throw new ExecutionException("query cancelled");
+        }
         if (reader == null) {
           ScanUnit unit = units.poll();
           if (unit == null) {

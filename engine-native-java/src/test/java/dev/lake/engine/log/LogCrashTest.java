@@ -2,7 +2,10 @@ package dev.lake.engine.log;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.lake.engine.CorruptTableException;
+import dev.lake.engine.ScanRequest;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
@@ -14,13 +17,14 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+
 import java.util.Random;
-import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -30,105 +34,212 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Kills a writing child JVM with SIGKILL at random moments, many times over the same table, and
- * checks after each kill that a fresh engine opens the table at a committed version holding every
- * acknowledged batch exactly once, and that the table takes appends again.
+ * The crash campaign: a child JVM works on one table (appends; appends and compactions; appends
+ * and expiries) and is killed with SIGKILL at a random moment, over and over. Every other kill is
+ * followed by a simulated torn write: the file written last is truncated at a random length.
+ * After every kill the parent checks, with a fresh engine, that the table opens at a committed
+ * version, that every acknowledged batch is there exactly once, that every file a retained
+ * version references is present and intact, and that the table takes an append.
+ *
+ * <p>CI size: 210 kills ({@code -Dlake.crash.rounds=N} for more, {@code -Dlake.crash.seed} to
+ * replay a run). A torn file that a committed version needs cannot arise from a crash (it was
+ * made durable before the version became visible), so if the truncation hits one, the check is
+ * that reading reports it as corruption naming the file; the file is then restored.
  */
 class LogCrashTest {
 
-  private static final int ROWS = 20_000;
-  private static final int PAYLOAD = 48;
-  private static final int BLOCK_ROWS = 4096;
-  private static final long SEGMENT_BYTES = 400_000;
+  private static final int ROWS = 200;
   private static final long PARENT_BATCHES = 1_000_000_000L;
+  private static final List<String> PHASES = List.of("append", "compact", "expire");
 
   private record Ack(long version, long batch) {}
 
+  private record Kill(List<Ack> acks, String during) {}
+
   @Test
-  void killedWriterLeavesLastCommittedVersionReadableWithEveryAckedBatchOnce(@TempDir Path dir)
-      throws Exception {
-    int rounds = Integer.getInteger("lake.crash.rounds", 30);
+  void killedWriterLeavesACommittedVersionWithEveryAckedBatchOnceAndNoReferencedFileMissing(
+      @TempDir Path dir) throws Exception {
+    int rounds = Integer.getInteger("lake.crash.rounds", 210);
     long seed = Long.getLong("lake.crash.seed", System.nanoTime());
     Random random = new Random(seed);
     TableLocation location = TableLocation.of(dir.resolve("t"));
     String classPath = childClassPath(dir.resolve("classes"));
-    try (TableEngine engine = LogTestData.engine(BLOCK_ROWS, SEGMENT_BYTES)) {
+    Path archive = dir.resolve("child.jsa");
+    TableLocation scratch = TableLocation.of(dir.resolve("warmup"));
+    try (TableEngine engine = new LogEngineFactory().create(CrashingAppender.PROPERTIES)) {
       engine.create(location, LogTestData.BATCHES).close();
+      engine.create(scratch, LogTestData.BATCHES).close();
     }
+    warmUp(scratch, classPath, archive);
     Map<Long, Long> acked = new HashMap<>();
-    int killedBeforeAck = 0;
+    Map<String, Integer> killedDuring = new TreeMap<>();
+    int torn = 0;
+    int tornReferenced = 0;
     long started = System.nanoTime();
     for (int round = 0; round < rounds; round++) {
-      boolean afterFirstAck = round % 2 == 1;
-      int delayMs = 50 + random.nextInt(351);
-      List<Ack> acks = runAndKill(location, classPath, round * 1_000_000L, afterFirstAck, delayMs);
-      if (acks.isEmpty()) {
-        killedBeforeAck++;
-      }
-      for (Ack a : acks) {
+      String phase = PHASES.get(round % PHASES.size());
+      int opsBeforeKill = random.nextInt(3);
+      int delayMs = random.nextInt(40);
+      Kill kill = runAndKill(location, classPath, archive, round * 1_000_000L, phase, opsBeforeKill, delayMs);
+      killedDuring.merge(kill.during(), 1, Integer::sum);
+      for (Ack a : kill.acks()) {
         assertEquals(null, acked.put(a.batch(), a.version()), "batch acked twice: " + a);
+      }
+      if (round % 2 == 1) {
+        torn++;
+        if (tearLastWrittenFile(location, random, acked, round)) {
+          tornReferenced++;
+        }
       }
       verify(location, acked, round);
     }
-    long orphans = orphanSegments(location);
-    long childVersions;
-    try (TableEngine engine = LogTestData.engine(BLOCK_ROWS, SEGMENT_BYTES);
-        TableHandle table = engine.open(location).orElseThrow()) {
-      childVersions = table.currentVersion().number() - rounds;
-    }
-    // orphanSegments > 0 shows kills landed mid-write; committedUnacked > 0 shows kills between
-    // the commit and the acknowledgement.
-    System.out.printf("crash test: seed=%d rounds=%d acked=%d committedUnacked=%d "
-            + "killedBeforeFirstAck=%d orphanSegments=%d seconds=%.1f%n",
-        seed, rounds, acked.size(), childVersions - acked.size(), killedBeforeAck, orphans,
+    System.out.printf("crash campaign: seed=%d kills=%d tornWrites=%d tornReferencedAndDetected=%d "
+            + "killedDuring=%s ackedBatches=%d seconds=%.1f%n",
+        seed, rounds, torn, tornReferenced, killedDuring, acked.size(),
         (System.nanoTime() - started) / 1e9);
   }
 
   /**
-   * The child's class path: private copies of this module's main and test classes ahead of the
-   * parent's class path. Children start throughout the test, and a build of the module running
-   * meanwhile (an IDE, a second Maven) would otherwise swap class files under them.
+   * Truncates the most recently modified file of the table. If the table then reads as corrupt
+   * naming that file, the file was one a committed version needs: that is the right answer, and
+   * the file is restored so the campaign goes on.
+   *
+   * @return whether the torn file was one the table references
    */
-  private static String childClassPath(Path copies) throws Exception {
-    List<String> entries = new ArrayList<>();
-    for (Class<?> c : List.of(LogEngineFactory.class, CrashingAppender.class)) {
-      Path source = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
-      Path target = copies.resolve(Integer.toString(entries.size()));
-      if (Files.isDirectory(source)) {
-        try (Stream<Path> files = Files.walk(source)) {
-          for (Path f : (Iterable<Path>) files::iterator) {
-            Path t = target.resolve(source.relativize(f).toString());
-            if (Files.isDirectory(f)) {
-              Files.createDirectories(t);
-            } else {
-              Files.copy(f, t);
-            }
-          }
+  private boolean tearLastWrittenFile(TableLocation location, Random random, Map<Long, Long> acked,
+      int round) throws IOException {
+    Path newest = null;
+    FileTime newestTime = null;
+    try (Stream<Path> files = Files.walk(location.localPath())) {
+      for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+        FileTime t = Files.getLastModifiedTime(f);
+        if (newest == null || t.compareTo(newestTime) > 0) {
+          newest = f;
+          newestTime = t;
         }
-        entries.add(target.toString());
       }
     }
-    entries.add(System.getProperty("java.class.path"));
+    byte[] original = Files.readAllBytes(newest);
+    if (original.length == 0) {
+      return false;
+    }
+    try (var ch = java.nio.channels.FileChannel.open(newest, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(random.nextInt(original.length));
+    }
+    String name = newest.getFileName().toString();
+    try {
+      verify(location, acked, round);
+      return false;
+    } catch (CorruptTableException e) {
+      assertTrue(e.getMessage().contains(name), "corruption must name the torn file " + name
+          + ": " + e.getMessage());
+      Files.write(newest, original);
+      return true;
+    }
+  }
+
+  private void verify(TableLocation location, Map<Long, Long> acked, int round) throws IOException {
+    try (RootAllocator allocator = new RootAllocator();
+        TableEngine engine = new LogEngineFactory().create(CrashingAppender.PROPERTIES);
+        TableHandle table = engine.open(location).orElseThrow()) {
+      List<VersionInfo> versions = table.versions();
+      long latest = table.currentVersion().number();
+      assertEquals(latest, versions.getLast().version().number(), "round " + round);
+      for (int i = 1; i < versions.size(); i++) {
+        assertEquals(versions.get(i - 1).version().next(), versions.get(i).version(),
+            "round " + round + ": retained versions are not contiguous");
+      }
+      // Every file a retained version references is present, of its recorded size, with a valid
+      // footer: planning reads and verifies each footer.
+      for (VersionInfo info : versions) {
+        var snapshot = table.snapshot(info.version());
+        var plan = snapshot.plan(ScanRequest.of(List.of("batch")));
+        assertEquals(snapshot.rowCount(), plan.units().stream().mapToLong(u -> u.rowCount()).sum());
+      }
+      Map<Long, Long> rows = LogTestData.countByValue(table.latestSnapshot(), "batch", allocator);
+      for (var a : acked.entrySet()) {
+        assertTrue(a.getValue() <= latest, "round " + round + ": acked version beyond latest");
+        assertEquals(Long.valueOf(ROWS), rows.get(a.getKey()),
+            "round " + round + ": acked batch " + a.getKey() + " (version " + a.getValue() + ")");
+      }
+      for (var r : rows.entrySet()) {
+        long expected = r.getKey() >= PARENT_BATCHES ? 10 : ROWS;
+        assertEquals(expected, r.getValue(), "round " + round + ": rows of batch " + r.getKey());
+      }
+      long parentBatch = PARENT_BATCHES + round;
+      // every few rounds the table must take an append from another process
+      if (round % 5 == 0 && !rows.containsKey(parentBatch)) {
+        try (ArrowReader reader = LogTestData.batchReader(allocator, parentBatch, 10, 8)) {
+          assertEquals(Version.of(latest + 1), table.append(LogTestData.batchOp(parentBatch), reader));
+        }
+      }
+      assertEquals(0, allocator.getAllocatedMemory());
+    }
+  }
+
+  /**
+   * The child's class path: the parent's, with every directory (this module's main and test
+   * classes) packed into a private jar. Children start throughout the test, and a build of the
+   * module running meanwhile would otherwise swap class files under them; jars also let the JVM
+   * map a class-data archive, which refuses directories.
+   */
+  static String childClassPath(Path copies) throws Exception {
+    List<String> entries = new ArrayList<>();
+    Files.createDirectories(copies);
+    for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+      Path source = Path.of(entry);
+      if (!Files.isDirectory(source)) {
+        entries.add(entry);
+        continue;
+      }
+      Path jar = copies.resolve(entries.size() + ".jar");
+      try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
+          Stream<Path> files = Files.walk(source)) {
+        for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+          out.putNextEntry(new java.util.jar.JarEntry(source.relativize(f).toString().replace('\\', '/')));
+          Files.copy(f, out);
+          out.closeEntry();
+        }
+      }
+      entries.add(jar.toString());
+    }
     return String.join(java.io.File.pathSeparator, entries);
   }
 
-  private List<Ack> runAndKill(
-      TableLocation location, String classPath, long firstBatch, boolean afterFirstAck, int delayMs)
-      throws Exception {
+  /** A child JVM command; the shared archive makes the hundreds of starts cheaper. */
+  static List<String> javaCommand(String classPath, Path archive, String mainClass, String... args) {
     String java = ProcessHandle.current().info().command().orElseThrow();
-    List<String> command = List.of(java,
+    List<String> command = new ArrayList<>(List.of(java,
         "--add-opens=java.base/java.nio=ALL-UNNAMED",
         "--enable-native-access=ALL-UNNAMED",
         "--sun-misc-unsafe-memory-access=allow",
-        "-XX:+UseSerialGC", "-Xmx512m",
-        "-cp", classPath,
-        CrashingAppender.class.getName(),
-        location.localPath().toString(), Long.toString(firstBatch), Integer.toString(ROWS),
-        Integer.toString(PAYLOAD), Integer.toString(BLOCK_ROWS), Long.toString(SEGMENT_BYTES));
+        "-XX:+UseSerialGC", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+        "-XX:+AutoCreateSharedArchive", "-XX:SharedArchiveFile=" + archive,
+        "-cp", classPath, mainClass));
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  /** One child that exits normally, so the JVM writes the class-data archive the others map. */
+  private static void warmUp(TableLocation scratch, String classPath, Path archive) throws Exception {
+    Path log = scratch.localPath().resolveSibling("warmup.out");
+    Process process = new ProcessBuilder(javaCommand(classPath, archive, CrashingAppender.class.getName(),
+        scratch.localPath().toString(), "0", Integer.toString(ROWS), "warmup"))
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    try {
+      assertTrue(process.waitFor(120, TimeUnit.SECONDS), "warm-up child did not finish");
+      assertEquals(0, process.exitValue(), Files.readString(log));
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+
+  private Kill runAndKill(TableLocation location, String classPath, Path archive, long firstBatch,
+      String phase, int opsBeforeKill, int delayMs) throws Exception {
+    List<String> command = javaCommand(classPath, archive, CrashingAppender.class.getName(),
+        location.localPath().toString(), Long.toString(firstBatch), Integer.toString(ROWS), phase);
     Path stderr = location.localPath().resolveSibling("child.err");
-    Process process = new ProcessBuilder(command)
-        .redirectError(stderr.toFile())
-        .start();
+    Process process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
     LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
     Thread pump = Thread.ofPlatform().daemon().start(() -> {
       try (BufferedReader r = new BufferedReader(
@@ -140,11 +251,19 @@ class LogCrashTest {
         // the pipe breaks when the child is killed; every complete line was already queued
       }
     });
-    List<Ack> acks = new ArrayList<>();
+    List<String> seen = new ArrayList<>();
     try {
-      awaitLine(lines, "READY", process, acks, stderr);
-      if (afterFirstAck) {
-        awaitLine(lines, "ACK", process, acks, stderr);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (seen.stream().filter(l -> l.startsWith("END")).count() < opsBeforeKill
+          || seen.stream().noneMatch(l -> l.startsWith("BEGIN"))) {
+        String line = lines.poll(100, TimeUnit.MILLISECONDS);
+        if (line != null) {
+          seen.add(line);
+        } else if (!process.isAlive()) {
+          fail("child exited with " + process.exitValue() + ":\n" + Files.readString(stderr));
+        } else if (System.nanoTime() > deadline) {
+          fail("child did not start working within 60 s");
+        }
       }
       Thread.sleep(delayMs);
     } finally {
@@ -152,82 +271,19 @@ class LogCrashTest {
       assertTrue(process.waitFor(30, TimeUnit.SECONDS), "child did not die");
       pump.join(30_000);
     }
-    for (String line; (line = lines.poll()) != null; ) {
-      parse(line, acks);
-    }
-    return acks;
-  }
-
-  private static void awaitLine(
-      LinkedBlockingQueue<String> lines, String prefix, Process process, List<Ack> acks, Path stderr)
-      throws InterruptedException, IOException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline) {
-      String line = lines.poll(100, TimeUnit.MILLISECONDS);
-      if (line != null) {
-        parse(line, acks);
-        if (line.startsWith(prefix)) {
-          return;
-        }
-      } else if (!process.isAlive()) {
-        throw new AssertionError("child exited with " + process.exitValue() + " before " + prefix
-            + ":\n" + Files.readString(stderr));
-      }
-    }
-    throw new AssertionError("child printed no " + prefix + " within 30 s");
-  }
-
-  private static void parse(String line, List<Ack> acks) {
-    if (line.startsWith("ACK ")) {
+    lines.drainTo(seen);
+    List<Ack> acks = new ArrayList<>();
+    String during = "between operations";
+    for (String line : seen) {
       String[] parts = line.split(" ");
-      acks.add(new Ack(Long.parseLong(parts[1]), Long.parseLong(parts[2])));
+      switch (parts[0]) {
+        case "ACK" -> acks.add(new Ack(Long.parseLong(parts[1]), Long.parseLong(parts[2])));
+        case "BEGIN" -> during = parts[1];
+        case "END" -> during = "between operations";
+        default -> { }
+      }
     }
+    return new Kill(acks, during);
   }
 
-  private void verify(TableLocation location, Map<Long, Long> acked, int round) throws IOException {
-    try (RootAllocator allocator = new RootAllocator();
-        TableEngine engine = LogTestData.engine(BLOCK_ROWS, SEGMENT_BYTES);
-        TableHandle table = engine.open(location).orElseThrow()) {
-      List<VersionInfo> versions = table.versions();
-      Map<Long, Long> versionOfBatch = new HashMap<>();
-      for (VersionInfo info : versions.subList(1, versions.size())) {
-        long batch = info.operation().orElseThrow().operationId().getLeastSignificantBits();
-        assertEquals(null, versionOfBatch.put(batch, info.version().number()), "batch committed twice");
-      }
-      for (var a : acked.entrySet()) {
-        assertEquals(a.getValue(), versionOfBatch.get(a.getKey()),
-            "round " + round + ": acked batch " + a.getKey() + " not at its acked version");
-      }
-      Map<Long, Long> rows = LogTestData.countByValue(table.latestSnapshot(), "batch", allocator);
-      assertEquals(versionOfBatch.keySet(), rows.keySet(), "round " + round + ": batches in data vs log");
-      for (var r : rows.entrySet()) {
-        long expected = r.getKey() >= PARENT_BATCHES ? 10 : ROWS;
-        assertEquals(expected, r.getValue(), "round " + round + ": rows of batch " + r.getKey());
-      }
-
-      long parentBatch = PARENT_BATCHES + round;
-      Version before = table.currentVersion();
-      try (ArrowReader reader = LogTestData.batchReader(allocator, parentBatch, 10, 8)) {
-        assertEquals(before.next(), table.append(LogTestData.batchOp(parentBatch), reader));
-      }
-      assertEquals(10L, LogTestData.countByValue(table.latestSnapshot(), "batch", allocator).get(parentBatch));
-      assertEquals(0, allocator.getAllocatedMemory());
-    }
-  }
-
-  /** Segment files no version references: written by a child killed before its commit. */
-  private static long orphanSegments(TableLocation location) throws IOException {
-    Set<String> referenced = new HashSet<>();
-    try (TableEngine engine = LogTestData.engine(BLOCK_ROWS, SEGMENT_BYTES);
-        TableHandle table = engine.open(location).orElseThrow()) {
-      for (VersionInfo info : table.versions()) {
-        for (var s : ((LogSnapshot) table.snapshot(info.version())).segments()) {
-          referenced.add(s.ref().file());
-        }
-      }
-    }
-    try (Stream<Path> files = Files.list(location.localPath().resolve("data"))) {
-      return files.filter(f -> !referenced.contains(f.getFileName().toString())).count();
-    }
-  }
 }

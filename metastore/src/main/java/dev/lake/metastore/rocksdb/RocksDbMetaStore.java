@@ -1,6 +1,8 @@
 package dev.lake.metastore.rocksdb;
 
 import dev.lake.metastore.ContinuationTokens;
+import dev.lake.metastore.Fence;
+import dev.lake.metastore.FencedException;
 import dev.lake.metastore.Keys;
 import dev.lake.metastore.MetaStore;
 import dev.lake.metastore.MetaStoreException;
@@ -11,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rocksdb.Options;
@@ -22,8 +25,10 @@ import org.rocksdb.WriteOptions;
 
 /**
  * The embedded {@link MetaStore}: one RocksDB database in a directory, owned by this process.
- * Conditional writes are made atomic by striped locks around read-compare-write; every write is
- * synced to the write-ahead log before it returns, so an acknowledged write survives a crash.
+ * Conditional writes are made atomic by striped locks around read-compare-write, and the fence is
+ * checked under the same lock; every write is synced to the write-ahead log before it returns, so
+ * an acknowledged write survives a crash. Each stored value carries the epoch of its last write
+ * (see {@link StoredItem}); a fenced delete leaves a tombstone that reads and scans skip.
  */
 public final class RocksDbMetaStore implements MetaStore {
 
@@ -71,7 +76,8 @@ public final class RocksDbMetaStore implements MetaStore {
   public Optional<byte[]> get(String key) {
     Keys.checkKey(key);
     try {
-      return Optional.ofNullable(db.get(bytes(key)));
+      byte[] stored = db.get(bytes(key));
+      return stored == null ? Optional.empty() : StoredItem.decode(key, stored).value();
     } catch (RocksDBException e) {
       throw failure("get " + key, e);
     }
@@ -81,7 +87,7 @@ public final class RocksDbMetaStore implements MetaStore {
   public ScanPage scan(String prefix, Optional<String> continuation, int limit) {
     Keys.checkPrefix(prefix);
     Keys.checkPageSize(limit);
-    Optional<String> after = continuation.map(token -> decodeContinuation(prefix, token));
+    Optional<String> after = continuation.map(token -> ContinuationTokens.decode(prefix, token));
     List<ScanPage.Entry> entries = new ArrayList<>();
     try (ReadOptions read = new ReadOptions(); RocksIterator it = db.newIterator(read)) {
       it.seek(bytes(after.orElse(prefix)));
@@ -94,15 +100,19 @@ public final class RocksDbMetaStore implements MetaStore {
         if (!key.startsWith(prefix)) {
           break;
         }
+        Optional<byte[]> value = StoredItem.decode(key, it.value()).value();
+        if (value.isEmpty()) {
+          continue;
+        }
         if (entries.size() == limit) {
           more = true;
           break;
         }
-        entries.add(new ScanPage.Entry(key, it.value()));
+        entries.add(new ScanPage.Entry(key, value.get()));
       }
       it.status();
       Optional<String> next = more
-          ? Optional.of(encodeContinuation(prefix, entries.getLast().key()))
+          ? Optional.of(ContinuationTokens.encode(prefix, entries.getLast().key()))
           : Optional.empty();
       return new ScanPage(entries, next);
     } catch (RocksDBException e) {
@@ -111,19 +121,24 @@ public final class RocksDbMetaStore implements MetaStore {
   }
 
   @Override
-  public boolean compareAndSet(String key, Optional<byte[]> expected, byte[] value) {
+  public boolean compareAndSet(String key, Optional<byte[]> expected, byte[] value, Fence fence) {
     Keys.checkKey(key);
     Keys.checkValue(key, value);
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(fence, "fence");
     ReentrantLock lock = lockFor(key);
     lock.lock();
     try {
-      byte[] current = db.get(bytes(key));
-      boolean matches = expected.isEmpty() ? current == null
-          : current != null && Arrays.equals(current, expected.get());
+      byte[] stored = db.get(bytes(key));
+      StoredItem current = stored == null ? null : StoredItem.decode(key, stored);
+      checkFence(key, current, fence);
+      Optional<byte[]> currentValue = current == null ? Optional.empty() : current.value();
+      boolean matches = expected.isEmpty() ? currentValue.isEmpty()
+          : currentValue.isPresent() && Arrays.equals(currentValue.get(), expected.get());
       if (!matches) {
         return false;
       }
-      db.put(syncWrites, bytes(key), value);
+      db.put(syncWrites, bytes(key), StoredItem.encodeValue(fence.epoch(), value));
       return true;
     } catch (RocksDBException e) {
       throw failure("compare-and-set " + key, e);
@@ -133,21 +148,36 @@ public final class RocksDbMetaStore implements MetaStore {
   }
 
   @Override
-  public boolean deleteIfEquals(String key, byte[] expected) {
+  public boolean deleteIfEquals(String key, byte[] expected, Fence fence) {
     Keys.checkKey(key);
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(fence, "fence");
     ReentrantLock lock = lockFor(key);
     lock.lock();
     try {
-      byte[] current = db.get(bytes(key));
-      if (current == null || !Arrays.equals(current, expected)) {
+      byte[] stored = db.get(bytes(key));
+      StoredItem current = stored == null ? null : StoredItem.decode(key, stored);
+      checkFence(key, current, fence);
+      if (current == null || current.value().isEmpty()
+          || !Arrays.equals(current.value().get(), expected)) {
         return false;
       }
-      db.delete(syncWrites, bytes(key));
+      if (fence.epoch() == 0) {
+        db.delete(syncWrites, bytes(key));
+      } else {
+        db.put(syncWrites, bytes(key), StoredItem.encodeTombstone(fence.epoch()));
+      }
       return true;
     } catch (RocksDBException e) {
       throw failure("delete " + key, e);
     } finally {
       lock.unlock();
+    }
+  }
+
+  private static void checkFence(String key, StoredItem current, Fence fence) {
+    if (current != null && !fence.admits(current.epoch())) {
+      throw new FencedException(key, fence.epoch(), current.epoch());
     }
   }
 
@@ -173,13 +203,5 @@ public final class RocksDbMetaStore implements MetaStore {
 
   private MetaStoreException failure(String what, RocksDBException e) {
     return new MetaStoreException("RocksDB failed to " + what + ": " + e.getMessage(), e);
-  }
-
-  private static String decodeContinuation(String prefix, String token) {
-    return ContinuationTokens.decode(prefix, token);
-  }
-
-  private static String encodeContinuation(String prefix, String lastKey) {
-    return ContinuationTokens.encode(prefix, lastKey);
   }
 }

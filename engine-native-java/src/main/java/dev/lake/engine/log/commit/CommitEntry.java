@@ -7,23 +7,32 @@ import java.util.Objects;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * One version of a table as the commit log records it: which segments it adds and removes
- * relative to the previous version, the schema, and the append that made it (null for create).
+ * One version of a table as the commit log records it: what made it, which segments it adds and
+ * removes relative to the previous version, and the schema. {@code operation} is the append's
+ * identity, null for create and compaction.
  */
 public record CommitEntry(
     long version,
     Instant committedAt,
+    Kind kind,
     AppendOperation operation,
     Schema schema,
     List<SegmentRef> added,
     List<String> removed) {
+
+  /** What made a version. */
+  public enum Kind { CREATE, APPEND, COMPACT }
 
   public CommitEntry {
     if (version < 0) {
       throw new IllegalArgumentException("negative version");
     }
     Objects.requireNonNull(committedAt, "committedAt");
+    Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(schema, "schema");
+    if ((kind == Kind.APPEND) != (operation != null)) {
+      throw new IllegalArgumentException("an append, and only an append, carries an operation");
+    }
     added = List.copyOf(added);
     removed = List.copyOf(removed);
   }

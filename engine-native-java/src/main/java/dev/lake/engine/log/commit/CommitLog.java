@@ -1,64 +1,84 @@
 package dev.lake.engine.log.commit;
 
+import dev.lake.engine.log.store.ObjectStore;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
-import java.util.TreeSet;
-import java.util.UUID;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code _log} directory of a table: one immutable file per version, named by the
- * zero-padded version number, created put-if-absent so exactly one writer wins each version.
+ * The metadata objects of a table, all immutable and all created put-if-absent:
  *
- * <p>An entry is written to a temp file, fsynced, then hard-linked to its final name. {@code link}
- * fails atomically if the name exists, and the name never points at a partial file, so a crash
- * at any moment leaves either no entry or a complete one. Rename is not used because it would
- * replace a concurrent winner's entry. Temp files (prefix {@code .tmp-}) are ignored by readers.
+ * <pre>
+ *   _log/&lt;20-digit version&gt;.json           one entry per version; exactly one writer wins each
+ *   _checkpoints/&lt;20-digit version&gt;.json   the replayed state at that version
+ *   _expired/&lt;20-digit version&gt;            retention floor: versions below the largest are expired
+ * </pre>
  */
 public final class CommitLog {
 
-  public static final String DIRECTORY = "_log";
-  private static final Pattern ENTRY = Pattern.compile("\\d{20}\\.json");
+  public static final String LOG = "_log/";
+  public static final String CHECKPOINTS = "_checkpoints/";
+  public static final String EXPIRED = "_expired/";
+  private static final Pattern ENTRY = Pattern.compile("_log/(\\d{20})\\.json");
+  private static final Pattern CHECKPOINT = Pattern.compile("_checkpoints/(\\d{20})\\.json");
+  private static final Pattern EXPIRY = Pattern.compile("_expired/(\\d{20})");
 
-  private final Path dir;
+  private final ObjectStore store;
 
-  public CommitLog(Path tableDir) {
-    this.dir = tableDir.resolve(DIRECTORY);
+  public CommitLog(ObjectStore store) {
+    this.store = store;
   }
 
-  public Path directory() {
-    return dir;
+  public ObjectStore store() {
+    return store;
   }
 
-  public static String fileName(long version) {
-    return String.format("%020d.json", version);
+  public static String entryKey(long version) {
+    return LOG + String.format("%020d.json", version);
   }
 
-  /** Whether the log directory exists at all. */
-  public boolean exists() {
-    return Files.isDirectory(dir);
+  public static String checkpointKey(long version) {
+    return CHECKPOINTS + String.format("%020d.json", version);
   }
 
-  /** Versions of every entry file present, ascending; temp files and strangers are ignored. */
-  public TreeSet<Long> listVersions() throws IOException {
-    TreeSet<Long> versions = new TreeSet<>();
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-      for (Path f : files) {
-        String name = f.getFileName().toString();
-        if (ENTRY.matcher(name).matches()) {
-          versions.add(Long.parseLong(name.substring(0, 20)));
-        }
+  static String expiryKey(long floor) {
+    return EXPIRED + String.format("%020d", floor);
+  }
+
+  /** Versions of the entries after {@code after} (-1 for all), ascending. */
+  public List<Long> entryVersions(long after) throws IOException {
+    return versions(store.list(LOG, after < 0 ? null : entryKey(after)), ENTRY);
+  }
+
+  /** Versions that have a checkpoint, ascending. */
+  public List<Long> checkpointVersions() throws IOException {
+    return versions(store.list(CHECKPOINTS, null), CHECKPOINT);
+  }
+
+  /** The oldest version retention keeps: the largest expiry mark, or 0 if none. */
+  public long retentionFloor() throws IOException {
+    List<Long> marks = versions(store.list(EXPIRED, null), EXPIRY);
+    return marks.isEmpty() ? 0 : marks.getLast();
+  }
+
+  /** Every expiry mark, ascending (only the largest counts). */
+  public List<Long> expiryMarks() throws IOException {
+    return versions(store.list(EXPIRED, null), EXPIRY);
+  }
+
+  private static List<Long> versions(List<ObjectStore.ObjectInfo> objects, Pattern pattern) {
+    List<Long> out = new ArrayList<>();
+    for (ObjectStore.ObjectInfo o : objects) {
+      Matcher m = pattern.matcher(o.key());
+      if (m.matches()) {
+        out.add(Long.parseLong(m.group(1)));
       }
     }
-    return versions;
+    out.sort(null);
+    return out;
   }
 
   /**
@@ -68,17 +88,14 @@ public final class CommitLog {
    * @throws CorruptEntryException if the entry is there but damaged or names another version
    */
   public Optional<CommitEntry> read(long version) throws IOException {
-    String name = fileName(version);
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(dir.resolve(name));
-    } catch (NoSuchFileException e) {
+    String key = entryKey(version);
+    Optional<byte[]> bytes = store.get(key);
+    if (bytes.isEmpty()) {
       return Optional.empty();
     }
-    CommitEntry entry = EntryCodec.decode(DIRECTORY + "/" + name, bytes);
+    CommitEntry entry = EntryCodec.decode(key, bytes.get());
     if (entry.version() != version) {
-      throw new CorruptEntryException(
-          DIRECTORY + "/" + name, "records version " + entry.version(), null);
+      throw new CorruptEntryException("commit log entry", key, "records version " + entry.version(), null);
     }
     return Optional.of(entry);
   }
@@ -90,33 +107,42 @@ public final class CommitLog {
    * @throws IOException if the storage failed; the entry may or may not have been created
    */
   public boolean tryCommit(CommitEntry entry) throws IOException {
-    Files.createDirectories(dir);
-    byte[] bytes = EntryCodec.encode(entry);
-    Path temp = dir.resolve(".tmp-" + UUID.randomUUID() + ".json");
-    try {
-      try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        while (buf.hasRemaining()) {
-          ch.write(buf);
-        }
-        ch.force(true);
-      }
-      try {
-        Files.createLink(dir.resolve(fileName(entry.version())), temp);
-      } catch (FileAlreadyExistsException e) {
-        return false;
-      }
-    } finally {
-      Files.deleteIfExists(temp);
-    }
-    forceDirectory(dir);
-    return true;
+    return store.putIfAbsent(entryKey(entry.version()), EntryCodec.encode(entry));
   }
 
-  /** Makes the directory's entries durable (needed after creating or linking files in it). */
-  public static void forceDirectory(Path directory) throws IOException {
-    try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
-      ch.force(true);
+  /** @return empty if there is no checkpoint at {@code version} */
+  public Optional<Checkpoint> readCheckpoint(long version) throws IOException {
+    String key = checkpointKey(version);
+    Optional<byte[]> bytes = store.get(key);
+    if (bytes.isEmpty()) {
+      return Optional.empty();
     }
+    Checkpoint c = EntryCodec.decodeCheckpoint(key, bytes.get());
+    if (c.version() != version) {
+      throw new CorruptEntryException("checkpoint", key, "records version " + c.version(), null);
+    }
+    return Optional.of(c);
+  }
+
+  /** Writes a checkpoint unless one exists for its version (any two describe the same state). */
+  public void writeCheckpoint(Checkpoint checkpoint) throws IOException {
+    store.putIfAbsent(checkpointKey(checkpoint.version()), EntryCodec.encode(checkpoint));
+  }
+
+  /** Records durably that versions below {@code floor} are expired. */
+  public void markExpired(long floor) throws IOException {
+    store.putIfAbsent(expiryKey(floor), new byte[0]);
+  }
+
+  public void deleteEntry(long version) throws IOException {
+    store.delete(entryKey(version));
+  }
+
+  public void deleteCheckpoint(long version) throws IOException {
+    store.delete(checkpointKey(version));
+  }
+
+  public void deleteExpiryMark(long floor) throws IOException {
+    store.delete(expiryKey(floor));
   }
 }

@@ -1,12 +1,10 @@
 package dev.lake.engine.log.segment;
 
+import dev.lake.engine.log.store.ObjectStore;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.apache.arrow.memory.ArrowBuf;
@@ -18,31 +16,36 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Yields one batch per selected block. Each column chunk is read with one positional read
- * straight into an {@link ArrowBuf} of the caller's allocator, its CRC32C checked, and its
- * buffers handed to the vectors as slices of that one allocation: no copy, no per-row work.
+ * Yields one batch per selected block. The block's requested chunks are read with one positional
+ * read per run of chunks adjacent in the file (one read per block when every column is
+ * requested) straight into an {@link ArrowBuf} of the caller's allocator, each chunk's CRC32C is
+ * checked, and the buffers are handed to the vectors as slices of that allocation: no copy, no
+ * per-row work.
  */
 final class BlockReader extends ArrowReader {
 
-  private final Path file;
+  private final ObjectStore store;
+  private final String key;
   private final SegmentFooter footer;
   private final List<Integer> blocks;
   private final List<Integer> projection;
   private final List<ColumnKind> kinds;
   private final SegmentFile.CorruptionHandler onCorrupt;
-  private FileChannel channel;
+  private ObjectStore.ReadableObject channel;
   private int next;
   private long bytesRead;
 
   BlockReader(
-      Path file,
+      ObjectStore store,
+      String key,
       SegmentFooter footer,
       List<Integer> blocks,
       List<Integer> projection,
       BufferAllocator allocator,
       SegmentFile.CorruptionHandler onCorrupt) {
     super(allocator);
-    this.file = file;
+    this.store = store;
+    this.key = key;
     this.footer = footer;
     this.blocks = List.copyOf(blocks);
     this.projection = List.copyOf(projection);
@@ -58,19 +61,19 @@ final class BlockReader extends ArrowReader {
     }
     int blockIndex = blocks.get(next++);
     BlockMeta block = footer.blocks().get(blockIndex);
-    FileChannel ch = channel();
-    List<ArrowBuf> chunks = new ArrayList<>(projection.size());
+    ObjectStore.ReadableObject ch = channel();
+    List<ArrowBuf> runs = new ArrayList<>(2);
     try {
+      ArrowBuf[] runOf = new ArrowBuf[kinds.size()];
+      long[] startInRun = new long[kinds.size()];
+      readRuns(ch, block, blockIndex, runs, runOf, startInRun);
       List<ArrowFieldNode> nodes = new ArrayList<>(projection.size());
       List<ArrowBuf> buffers = new ArrayList<>();
       for (int column : projection) {
         ChunkMeta meta = block.columns().get(column);
-        ArrowBuf chunk = allocator.buffer(meta.length());
-        chunks.add(chunk);
-        readChunk(ch, meta, chunk, blockIndex, column);
-        long offset = 0;
+        long offset = startInRun[column];
         for (long len : meta.bufferLengths()) {
-          buffers.add(chunk.slice(offset, len));
+          buffers.add(runOf[column].slice(offset, len));
           offset += len;
         }
         if (kinds.get(column).variableWidth()) {
@@ -82,24 +85,55 @@ final class BlockReader extends ArrowReader {
       loadRecordBatch(new ArrowRecordBatch(block.rows(), nodes, buffers));
       return true;
     } finally {
-      chunks.forEach(ArrowBuf::close);
+      runs.forEach(ArrowBuf::close);
     }
   }
 
-  private void readChunk(FileChannel ch, ChunkMeta meta, ArrowBuf chunk, int block, int column) {
-    ByteBuffer target = chunk.nioBuffer(0, (int) meta.length());
-    try {
-      SegmentFile.readFully(ch, meta.offset(), target);
-    } catch (IOException e) {
-      throw onCorrupt.corrupt(where(block, column) + " cannot be read: " + e.getMessage(), e);
+  /**
+   * Reads the requested chunks of a block, each run of chunks adjacent in the file (all of them
+   * when every column is requested) with one positional read into one buffer, and checks each
+   * chunk's CRC32C. Fills, per column, its run and its start within the run.
+   */
+  private void readRuns(ObjectStore.ReadableObject ch, BlockMeta block, int blockIndex,
+      List<ArrowBuf> runs, ArrowBuf[] runOf, long[] startInRun) {
+    List<Integer> wanted = projection.stream().distinct()
+        .sorted(Comparator.comparingLong(c -> block.columns().get(c).offset())).toList();
+    int i = 0;
+    while (i < wanted.size()) {
+      long start = block.columns().get(wanted.get(i)).offset();
+      long end = start + block.columns().get(wanted.get(i)).length();
+      int j = i;
+      while (j + 1 < wanted.size() && block.columns().get(wanted.get(j + 1)).offset() == end) {
+        j++;
+        end += block.columns().get(wanted.get(j)).length();
+      }
+      if (end - start > Integer.MAX_VALUE) {
+        // Chunks are each below 2 GiB (checked with the footer); their sum need not be.
+        end = start + block.columns().get(wanted.get(i)).length();
+        j = i;
+      }
+      ArrowBuf run = allocator.buffer(end - start);
+      runs.add(run);
+      try {
+        ch.read(start, run.nioBuffer(0, (int) (end - start)));
+      } catch (IOException e) {
+        throw onCorrupt.corrupt(where(blockIndex, wanted.get(i)) + " cannot be read: " + e.getMessage(), e);
+      }
+      run.writerIndex(end - start);
+      bytesRead += end - start;
+      for (int k = i; k <= j; k++) {
+        int column = wanted.get(k);
+        ChunkMeta meta = block.columns().get(column);
+        CRC32C crc = new CRC32C();
+        crc.update(run.nioBuffer(meta.offset() - start, (int) meta.length()));
+        if ((int) crc.getValue() != meta.crc32c()) {
+          throw onCorrupt.corrupt(where(blockIndex, column) + " fails its checksum", null);
+        }
+        runOf[column] = run;
+        startInRun[column] = meta.offset() - start;
+      }
+      i = j + 1;
     }
-    bytesRead += meta.length();
-    CRC32C crc = new CRC32C();
-    crc.update(chunk.nioBuffer(0, (int) meta.length()));
-    if ((int) crc.getValue() != meta.crc32c()) {
-      throw onCorrupt.corrupt(where(block, column) + " fails its checksum", null);
-    }
-    chunk.writerIndex(meta.length());
   }
 
   private void checkOffsets(List<ArrowBuf> buffers, int rows, int block, int column) {
@@ -114,10 +148,10 @@ final class BlockReader extends ArrowReader {
     return "block " + block + " column '" + footer.schema().getFields().get(column).getName() + "'";
   }
 
-  private FileChannel channel() {
+  private ObjectStore.ReadableObject channel() {
     if (channel == null) {
       try {
-        channel = FileChannel.open(file, StandardOpenOption.READ);
+        channel = store.open(key);
       } catch (NoSuchFileException e) {
         throw onCorrupt.corrupt("is missing", e);
       } catch (IOException e) {

@@ -1,11 +1,8 @@
 package dev.lake.engine.log.segment;
 
+import dev.lake.engine.log.store.ObjectStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -16,98 +13,108 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Turns a stream of batches of any size into segment files of fixed-size blocks, rolling to a new
- * segment once one reaches the size bound. Rows are copied into a staging block because
- * incoming batches rarely align with block boundaries.
+ * segment once one reaches the size bound. Every whole block inside a batch is written straight
+ * from the batch's Arrow buffers ({@link ColumnSlicer}: views, re-based only where a block starts
+ * mid-byte or its offsets do not start at 0); only rows that straddle batches are copied, in bulk,
+ * into a {@link StagedBlock}.
  *
- * <p>Files are durable (data and directory entry fsynced) once {@link #finish()} returns; until a
- * commit log entry names them they are invisible. {@link #close()} before {@code finish} deletes
- * what was written.
+ * <p>Objects are durable once {@link #finish()} returns; until a commit log entry names them they
+ * are invisible. {@link #close()} before {@code finish} deletes what was written.
  */
 public final class SegmentAppender implements AutoCloseable {
 
   /** A finished segment: its file name in the data directory, rows and bytes. */
   public record Written(String fileName, long rows, long bytes) {}
 
-  private final Path dataDir;
+  private final ObjectStore store;
+  private final String directory;
   private final Schema schema;
   private final int blockRows;
   private final long segmentBytes;
-  private final VectorSchemaRoot staging;
+  private final List<ColumnSlicer> slicers = new ArrayList<>();
+  private final StagedBlock staged;
   private final List<Written> written = new ArrayList<>();
-  private final List<Path> files = new ArrayList<>();
+  private final List<String> keys = new ArrayList<>();
   private SegmentWriter current;
-  private int staged;
   private long rows;
   private boolean finished;
 
   /**
-   * @param allocator where the staging block lives; it is released by {@link #close()}
+   * @param directory key prefix of the segments, such as {@code "data/"}
+   * @param allocator where the staging block and scratch memory live; released by {@link #close()}
    */
-  public SegmentAppender(
-      Path dataDir, Schema schema, int blockRows, long segmentBytes, BufferAllocator allocator) {
-    this.dataDir = dataDir;
+  public SegmentAppender(ObjectStore store, String directory, Schema schema, int blockRows,
+      long segmentBytes, BufferAllocator allocator) {
+    this.store = store;
+    this.directory = directory;
     this.schema = schema;
     this.blockRows = blockRows;
     this.segmentBytes = segmentBytes;
-    this.staging = VectorSchemaRoot.create(schema, allocator);
-    allocateStaging();
+    List<ColumnKind> kinds = SegmentFooter.kinds(schema);
+    StagedBlock block = new StagedBlock(kinds, blockRows, allocator);
+    for (ColumnKind kind : kinds) {
+      slicers.add(new ColumnSlicer(kind, allocator));
+    }
+    this.staged = block;
   }
 
   public long rows() {
     return rows;
   }
 
-  /** Copies every row of {@code batch} (whose fields match the table's types) into blocks. */
+  /**
+   * Adds every row of {@code batch} (whose fields match the table's types). The batch is only
+   * read during the call.
+   */
   public void append(VectorSchemaRoot batch) throws IOException {
     int n = batch.getRowCount();
+    List<FieldVector> vectors = batch.getFieldVectors();
     int from = 0;
     while (from < n) {
-      int take = Math.min(n - from, blockRows - staged);
-      for (int c = 0; c < staging.getFieldVectors().size(); c++) {
-        FieldVector target = staging.getVector(c);
-        FieldVector source = batch.getVector(c);
-        for (int i = 0; i < take; i++) {
-          target.copyFromSafe(from + i, staged + i, source);
+      if (staged.rows() == 0 && n - from >= blockRows) {
+        List<ColumnSlice> block = new ArrayList<>(vectors.size());
+        for (int c = 0; c < vectors.size(); c++) {
+          block.add(slicers.get(c).slice(vectors.get(c), from, blockRows));
         }
-      }
-      staged += take;
-      from += take;
-      rows += take;
-      if (staged == blockRows) {
-        flushBlock();
+        writeBlock(blockRows, block);
+        from += blockRows;
+        rows += blockRows;
+      } else {
+        int take = Math.min(n - from, blockRows - staged.rows());
+        staged.append(vectors, from, take);
+        from += take;
+        rows += take;
+        if (staged.rows() == blockRows) {
+          flushStaged();
+        }
       }
     }
   }
 
   /** Writes the last partial block and every footer, fsyncs, and lists the segments written. */
   public List<Written> finish() throws IOException {
-    if (staged > 0) {
-      flushBlock();
+    if (staged.rows() > 0) {
+      flushStaged();
     }
     if (current != null) {
       closeSegment();
-    }
-    if (!written.isEmpty()) {
-      // The files' directory entries must be durable before a commit entry names them.
-      try (FileChannel dir = FileChannel.open(dataDir, StandardOpenOption.READ)) {
-        dir.force(true);
-      }
     }
     finished = true;
     return List.copyOf(written);
   }
 
-  private void flushBlock() throws IOException {
-    staging.setRowCount(staged);
+  private void flushStaged() throws IOException {
+    writeBlock(staged.rows(), staged.slices());
+    staged.clear();
+  }
+
+  private void writeBlock(int n, List<ColumnSlice> block) throws IOException {
     if (current == null) {
-      Path file = dataDir.resolve(UUID.randomUUID() + ".seg");
-      files.add(file);
-      current = new SegmentWriter(file, schema);
+      String key = directory + UUID.randomUUID() + ".seg";
+      keys.add(key);
+      current = new SegmentWriter(store, key, schema);
     }
-    current.writeBlock(staging);
-    staging.clear();
-    allocateStaging();
-    staged = 0;
+    current.writeBlock(n, block);
     if (current.size() >= segmentBytes) {
       closeSegment();
     }
@@ -115,28 +122,22 @@ public final class SegmentAppender implements AutoCloseable {
 
   private void closeSegment() throws IOException {
     long bytes = current.finish();
-    written.add(new Written(current.file().getFileName().toString(), current.rows(), bytes));
+    written.add(new Written(current.key().substring(directory.length()), current.rows(), bytes));
     current = null;
-  }
-
-  private void allocateStaging() {
-    for (FieldVector v : staging.getFieldVectors()) {
-      v.setInitialCapacity(blockRows);
-      v.allocateNew();
-    }
   }
 
   /** Releases the staging block; if {@link #finish()} did not complete, deletes the files. */
   @Override
   public void close() {
-    staging.close();
+    staged.close();
+    slicers.forEach(ColumnSlicer::close);
     try {
       if (current != null) {
         current.close();
       }
       if (!finished) {
-        for (Path f : files) {
-          Files.deleteIfExists(f);
+        for (String k : keys) {
+          store.delete(k);
         }
       }
     } catch (IOException e) {

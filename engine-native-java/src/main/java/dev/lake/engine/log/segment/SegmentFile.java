@@ -1,14 +1,11 @@
 package dev.lake.engine.log.segment;
 
-import java.io.EOFException;
+import dev.lake.engine.log.store.ObjectStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.apache.arrow.memory.BufferAllocator;
@@ -52,9 +49,9 @@ public final class SegmentFile {
    * @throws SegmentFormatException if the file is missing, has another size, or its tail,
    *     footer checksum or structure is wrong
    */
-  public static SegmentFooter readFooter(Path file, long expectedSize, Schema expectedSchema)
+  public static SegmentFooter readFooter(ObjectStore store, String key, long expectedSize, Schema expectedSchema)
       throws SegmentFormatException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+    try (ObjectStore.ReadableObject ch = store.open(key)) {
       long size = ch.size();
       if (expectedSize >= 0 && size != expectedSize) {
         throw new SegmentFormatException(
@@ -100,13 +97,14 @@ public final class SegmentFile {
    * Chunk checksums are checked as blocks load; failures surface through {@code onCorrupt}.
    */
   public static ArrowReader openBlocks(
-      Path file,
+      ObjectStore store,
+      String key,
       SegmentFooter footer,
       List<Integer> blocks,
       List<Integer> projection,
       BufferAllocator allocator,
       CorruptionHandler onCorrupt) {
-    return new BlockReader(file, footer, blocks, projection, allocator, onCorrupt);
+    return new BlockReader(store, key, footer, blocks, projection, allocator, onCorrupt);
   }
 
   private static void validate(SegmentFooter footer, long dataEnd, Schema expectedSchema)
@@ -165,20 +163,9 @@ public final class SegmentFile {
     return true;
   }
 
-  static ByteBuffer readFully(FileChannel ch, long position, int length) throws IOException {
+  static ByteBuffer readFully(ObjectStore.ReadableObject object, long position, int length) throws IOException {
     ByteBuffer buf = ByteBuffer.allocate(length);
-    readFully(ch, position, buf);
+    object.read(position, buf);
     return buf.flip();
-  }
-
-  static void readFully(FileChannel ch, long position, ByteBuffer buf) throws IOException {
-    long pos = position;
-    while (buf.hasRemaining()) {
-      int n = ch.read(buf, pos);
-      if (n < 0) {
-        throw new EOFException("unexpected end of file at byte " + pos);
-      }
-      pos += n;
-    }
   }
 }

@@ -1,41 +1,35 @@
 package dev.lake.engine.log.segment;
 
+import dev.lake.engine.log.store.ObjectStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
-import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /** Writes one segment file: blocks as they come, then the footer and tail, then fsync. */
 final class SegmentWriter implements AutoCloseable {
 
-  private final Path file;
+  private final String key;
   private final Schema schema;
   private final List<ColumnKind> kinds;
-  private final FileChannel channel;
+  private final ObjectStore.ObjectWriter out;
   private final List<BlockMeta> blocks = new ArrayList<>();
   private long position;
   private long rows;
 
-  SegmentWriter(Path file, Schema schema) throws IOException {
-    this.file = file;
+  SegmentWriter(ObjectStore store, String key, Schema schema) throws IOException {
+    this.key = key;
     this.schema = schema;
     this.kinds = SegmentFooter.kinds(schema);
-    // CREATE_NEW: segment names are fresh UUIDs, so an existing file means a bug, not a retry.
-    this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    this.out = store.create(key);
     write(ByteBuffer.wrap(SegmentFile.MAGIC));
   }
 
-  Path file() {
-    return file;
+  String key() {
+    return key;
   }
 
   long size() {
@@ -46,35 +40,34 @@ final class SegmentWriter implements AutoCloseable {
     return rows;
   }
 
-  /** Appends {@code root}'s rows (at least one) as one block. */
-  void writeBlock(VectorSchemaRoot root) throws IOException {
-    int n = root.getRowCount();
+  /**
+   * Appends one block of {@code n} rows (at least one): one chunk per column, in schema order.
+   * The block's buffers go out in one gathering write, straight from their memory.
+   */
+  void writeBlock(int n, List<ColumnSlice> columns) throws IOException {
     List<ChunkMeta> chunks = new ArrayList<>(kinds.size());
+    List<ByteBuffer> all = new ArrayList<>(kinds.size() * 3);
+    long at = position;
     for (int c = 0; c < kinds.size(); c++) {
-      FieldVector vector = root.getVector(c);
-      ColumnKind kind = kinds.get(c);
-      List<ArrowBuf> buffers = vector.getFieldBuffers();
-      long start = position;
+      ColumnSlice slice = columns.get(c);
       CRC32C crc = new CRC32C();
-      List<Long> lengths = new ArrayList<>(kind.bufferCount());
-      for (int i = 0; i < kind.bufferCount(); i++) {
-        long len = kind.bufferLength(i, n);
-        if (len < 0) {
-          len = vector.getOffsetBuffer().getInt((long) n * 4);
-        }
-        ByteBuffer bytes = buffers.get(i).nioBuffer(0, (int) len);
+      List<Long> lengths = new ArrayList<>(3);
+      long start = at;
+      for (ByteBuffer bytes : slice.buffers()) {
         crc.update(bytes.duplicate());
-        write(bytes);
-        lengths.add(len);
+        lengths.add((long) bytes.remaining());
+        at += bytes.remaining();
+        all.add(bytes.duplicate());
       }
-      chunks.add(new ChunkMeta(start, position - start, (int) crc.getValue(), lengths,
-          StatsCollector.collect(kind, vector, n)));
+      chunks.add(new ChunkMeta(start, at - start, (int) crc.getValue(), lengths,
+          StatsCollector.collect(kinds.get(c), schema.getFields().get(c), slice)));
     }
+    write(all.toArray(ByteBuffer[]::new));
     blocks.add(new BlockMeta(n, chunks));
     rows += n;
   }
 
-  /** Writes footer and tail and forces the file to disk. Returns the final size. */
+  /** Writes footer and tail and makes the object durable. Returns the final size. */
   long finish() throws IOException {
     byte[] footer = new SegmentFooter(schema, blocks).encode();
     CRC32C crc = new CRC32C();
@@ -83,19 +76,19 @@ final class SegmentWriter implements AutoCloseable {
     ByteBuffer tail = ByteBuffer.allocate(SegmentFile.TAIL).order(ByteOrder.LITTLE_ENDIAN);
     tail.putInt(footer.length).putInt((int) crc.getValue()).put(SegmentFile.MAGIC).flip();
     write(tail);
-    channel.force(true);
-    channel.close();
-    return position;
+    return out.commit();
   }
 
-  private void write(ByteBuffer bytes) throws IOException {
-    while (bytes.hasRemaining()) {
-      position += channel.write(bytes, position);
+  private void write(ByteBuffer... bytes) throws IOException {
+    for (ByteBuffer b : bytes) {
+      position += b.remaining();
     }
+    out.write(bytes);
   }
 
+  /** Discards the object unless {@link #finish()} committed it. */
   @Override
   public void close() throws IOException {
-    channel.close();
+    out.close();
   }
 }

@@ -1,0 +1,34 @@
+package dev.lake.bench.tpch;
+
+import dev.lake.engine.TableHandle;
+import dev.lake.sql.SqlCatalog;
+import dev.lake.sql.TableName;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** A {@link SqlCatalog} over open table handles. */
+public final class MapCatalog implements SqlCatalog {
+  private final Map<TableName, TableHandle> tables = new LinkedHashMap<>();
+
+  public MapCatalog put(TableName name, TableHandle table) {
+    tables.put(name, table);
+    return this;
+  }
+
+  @Override
+  public List<String> schemaNames() {
+    return tables.keySet().stream().map(TableName::schema).distinct().toList();
+  }
+
+  @Override
+  public List<String> tableNames(String schema) {
+    return tables.keySet().stream().filter(t -> t.schema().equals(schema)).map(TableName::table).toList();
+  }
+
+  @Override
+  public Optional<TableHandle> openTable(TableName name) {
+    return Optional.ofNullable(tables.get(name));
+  }
+}

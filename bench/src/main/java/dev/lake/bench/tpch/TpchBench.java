@@ -1,0 +1,189 @@
+package dev.lake.bench.tpch;
+
+import dev.lake.engine.TableEngine;
+import dev.lake.engine.TableEngineFactory;
+import dev.lake.engine.TableHandle;
+import dev.lake.engine.TableLocation;
+import dev.lake.sql.SqlEngine;
+import dev.lake.sql.TableName;
+import io.trino.tpch.TpchTable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+
+/**
+ * TPC-H in lake (over the {@code log} format) and in DuckDB on the same machine: generates the
+ * data once per scale factor into {@code --dir} (reused by later runs), then runs each query
+ * {@code --runs} times in each engine after one warm-up and prints the medians, the ratio
+ * lake/DuckDB and their geometric mean; then the memory-bandwidth bound of Q6's columns.
+ *
+ * <pre>bench/tpch [--sf 1] [--runs 5] [--threads 1] [--queries 1,6] [--dir /tmp/lake-tpch-sf1]</pre>
+ */
+public final class TpchBench {
+  private TpchBench() {}
+
+  public static void main(String[] args) throws Exception {
+    double sf = 1;
+    int runs = 5;
+    int threads = 1;
+    List<Integer> queries = new ArrayList<>();
+    Path dir = null;
+    boolean explain = false;
+    for (int i = 0; i < args.length; i += 2) {
+      switch (args[i]) {
+        case "--sf" -> sf = Double.parseDouble(args[i + 1]);
+        case "--runs" -> runs = Integer.parseInt(args[i + 1]);
+        case "--threads" -> threads = Integer.parseInt(args[i + 1]);
+        case "--queries" -> Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt).forEach(queries::add);
+        case "--dir" -> dir = Path.of(args[i + 1]);
+        case "--explain" -> explain = Boolean.parseBoolean(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
+    if (queries.isEmpty()) {
+      for (int q = 1; q <= 22; q++) {
+        queries.add(q);
+      }
+    }
+    if (dir == null) {
+      dir = Path.of(System.getProperty("java.io.tmpdir"), "lake-tpch-sf" + sf);
+    }
+    Files.createDirectories(dir);
+    boolean loaded = Files.exists(dir.resolve("loaded"));
+    try (BufferAllocator allocator = new RootAllocator();
+        TableEngine log = ServiceLoader.load(TableEngineFactory.class).stream().map(ServiceLoader.Provider::get)
+            .filter(f -> f.name().equals("log")).findFirst().orElseThrow().create(Map.of());
+        Connection duck = DriverManager.getConnection("jdbc:duckdb:" + dir.resolve("duck.db"))) {
+      MapCatalog catalog = new MapCatalog();
+      List<TableHandle> handles = new ArrayList<>();
+      long start = System.nanoTime();
+      for (TpchTable<?> table : TpchTable.getTables()) {
+        TableLocation location = TableLocation.of(dir.resolve("log").resolve(table.getTableName()));
+        TableHandle handle;
+        if (loaded) {
+          handle = log.open(location).orElseThrow(() -> new IllegalStateException("missing " + location));
+        } else {
+          handle = log.create(location, TpchData.schema(table));
+          long rows = TpchData.load(table, sf, handle, allocator, 1_000_000);
+          TpchData.loadDuckDb(table, sf, duck, dir);
+          System.out.printf(Locale.ROOT, "loaded %-9s %,12d rows%n", table.getTableName(), rows);
+        }
+        handles.add(handle);
+        catalog.put(new TableName("tpch", table.getTableName()), handle);
+      }
+      if (!loaded) {
+        Files.writeString(dir.resolve("loaded"), "sf=" + sf + "\n");
+        System.out.printf(Locale.ROOT, "generated and loaded SF %s in %.1f s%n", sf, (System.nanoTime() - start) / 1e9);
+      }
+      try (Statement s = duck.createStatement()) {
+        s.execute("SET threads TO " + threads);
+      }
+      SqlEngine sql = new SqlEngine(catalog, Long.MAX_VALUE, threads);
+      System.out.printf(Locale.ROOT, "%nTPC-H SF %s, %d runs after 1 warm-up, DuckDB threads=%d, lake threads=%d%n",
+          sf, runs, threads, threads);
+      System.out.printf(Locale.ROOT, "%-5s %12s %12s %8s %10s%n", "query", "lake ms", "duckdb ms", "ratio", "rows");
+      double logSum = 0;
+      int counted = 0;
+      for (int q : queries) {
+        String text = TpchQueries.query(q, sf);
+        if (explain) {
+          try (ArrowReader reader = sql.prepare("EXPLAIN " + text).execute(allocator)) {
+            while (reader.loadNextBatch()) {
+              var v = reader.getVectorSchemaRoot().getVector(0);
+              for (int r = 0; r < v.getValueCount(); r++) {
+                System.out.println("  " + v.getObject(r));
+              }
+            }
+          }
+        }
+        double[] lake = new double[runs];
+        double[] peer = new double[runs];
+        long rows = 0;
+        runLake(sql, text, allocator);
+        runDuck(duck, text);
+        for (int r = 0; r < runs; r++) {
+          long t0 = System.nanoTime();
+          rows = runLake(sql, text, allocator);
+          lake[r] = (System.nanoTime() - t0) / 1e6;
+          long t1 = System.nanoTime();
+          runDuck(duck, text);
+          peer[r] = (System.nanoTime() - t1) / 1e6;
+        }
+        double l = median(lake);
+        double p = median(peer);
+        logSum += Math.log(l / p);
+        counted++;
+        System.out.printf(Locale.ROOT, "Q%-4d %12.1f %12.1f %7.2fx %10d%n", q, l, p, l / p, rows);
+      }
+      System.out.printf(Locale.ROOT, "%-5s %12s %12s %7.2fx%n", "geo", "", "", Math.exp(logSum / counted));
+      bandwidthBound(sf);
+      for (TableHandle h : handles) {
+        h.close();
+      }
+    }
+  }
+
+  private static long runLake(SqlEngine sql, String text, BufferAllocator allocator) throws Exception {
+    long rows = 0;
+    try (ArrowReader reader = sql.prepare(text).execute(allocator)) {
+      while (reader.loadNextBatch()) {
+        rows += reader.getVectorSchemaRoot().getRowCount();
+      }
+    }
+    return rows;
+  }
+
+  private static long runDuck(Connection duck, String text) throws Exception {
+    long rows = 0;
+    try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(text)) {
+      while (rs.next()) {
+        rows++;
+      }
+    }
+    return rows;
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  /**
+   * Streams a 512 MiB array (larger than any cache) to measure read bandwidth, and prints the time
+   * Q6's four columns (shipdate 4 bytes, quantity, extendedprice, discount 8 bytes each) need at
+   * that rate: the floor for a single-threaded Q6.
+   */
+  private static void bandwidthBound(double sf) {
+    long[] data = new long[64 * 1024 * 1024];
+    Arrays.fill(data, 1);
+    double best = Double.MAX_VALUE;
+    long sink = 0;
+    for (int r = 0; r < 7; r++) {
+      long t0 = System.nanoTime();
+      long sum = 0;
+      for (long v : data) {
+        sum += v;
+      }
+      sink += sum;
+      best = Math.min(best, (System.nanoTime() - t0) / 1e9);
+    }
+    double bytesPerSecond = data.length * 8.0 / best;
+    double q6Bytes = 6_001_215 * sf * (4 + 8 + 8 + 8);
+    System.out.printf(Locale.ROOT, "%nsingle-thread read bandwidth %.1f GB/s (checksum %d); Q6 columns %.0f MB "
+        + "-> bound %.1f ms%n", bytesPerSecond / 1e9, sink % 10, q6Bytes / 1e6, q6Bytes / bytesPerSecond * 1e3);
+  }
+}

@@ -1,0 +1,320 @@
+package dev.lake.exec.op;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.Col;
+import dev.lake.exec.Cols;
+import dev.lake.exec.SqlType;
+import dev.lake.exec.Vectors;
+import dev.lake.exec.expr.Expr;
+import dev.lake.exec.expr.Kernel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Hash join: drains the build input into columns and a chained hash table on its keys, then
+ * streams the probe input through it, one output batch per probe batch.
+ *
+ * <p>Output rows are probe columns then build columns (INNER, LEFT), or probe columns only
+ * (SEMI, ANTI). A NULL key matches nothing unless its key is null-safe ({@code IS NOT DISTINCT
+ * FROM}). The residual predicate, over probe-then-build columns, decides among key matches: a
+ * LEFT row without a passing match gets NULL build columns, a SEMI row is kept when one match
+ * passes, an ANTI row when none does. With no keys every pair is a candidate (cross join).
+ */
+public final class HashJoinOperator implements Operator {
+
+  public enum Type { INNER, LEFT, SEMI, ANTI }
+
+  private final Operator probe;
+  private final Operator build;
+  private final Type type;
+  private final List<Kernel> probeKeys;
+  private final List<Kernel> buildKeys;
+  private final List<SqlType> keyTypes;
+  private final boolean[] nullSafe;
+  private final Kernel residual;
+  private final List<SqlType> probeTypes;
+  private final List<SqlType> buildTypes;
+  private final Schema combined;
+  private final BufferAllocator allocator;
+
+  private boolean built;
+  private Col[] buildCols;
+  private Col[] buildKeyCols;
+  private int[] buildHashes;
+  private int[] head;
+  private int[] chain;
+  private int mask;
+  private VectorSchemaRoot output;
+
+  /**
+   * @param combined probe fields then build fields: the output of INNER and LEFT, and the input
+   *     of {@code residual}
+   * @param residual the non-key condition, or null
+   */
+  public HashJoinOperator(Operator probe, Operator build, Type type, List<Expr> probeKeys,
+      List<Expr> buildKeys, boolean[] nullSafe, Expr residual, List<SqlType> probeTypes,
+      List<SqlType> buildTypes, Schema combined, BufferAllocator allocator) {
+    this.probe = probe;
+    this.build = build;
+    this.type = type;
+    this.probeKeys = probeKeys.stream().map(Kernel::compile).toList();
+    this.buildKeys = buildKeys.stream().map(Kernel::compile).toList();
+    this.keyTypes = probeKeys.stream().map(Expr::type).toList();
+    this.nullSafe = nullSafe.clone();
+    this.residual = residual == null ? null : Kernel.compile(residual);
+    this.probeTypes = List.copyOf(probeTypes);
+    this.buildTypes = List.copyOf(buildTypes);
+    this.combined = combined;
+    this.allocator = allocator;
+  }
+
+  @Override
+  public Batch next() {
+    if (!built) {
+      buildTable();
+      built = true;
+    }
+    while (true) {
+      closeOutput();
+      Batch batch = probe.next();
+      if (batch == null) {
+        return null;
+      }
+      Batch out = probeBatch(batch);
+      if (out != null && out.count() > 0) {
+        return out;
+      }
+    }
+  }
+
+  private boolean needsBuildColumns() {
+    return type == Type.INNER || type == Type.LEFT || residual != null;
+  }
+
+  private void buildTable() {
+    boolean columns = needsBuildColumns();
+    List<List<Col>> parts = new ArrayList<>();
+    for (int c = 0; c < buildTypes.size(); c++) {
+      parts.add(new ArrayList<>());
+    }
+    List<List<Col>> keyParts = new ArrayList<>();
+    for (int k = 0; k < buildKeys.size(); k++) {
+      keyParts.add(new ArrayList<>());
+    }
+    Batch batch;
+    while ((batch = build.next()) != null) {
+      if (columns) {
+        for (int c = 0; c < buildTypes.size(); c++) {
+          parts.get(c).add(Vectors.read(batch.root().getVector(c), batch));
+        }
+      }
+      for (int k = 0; k < buildKeys.size(); k++) {
+        keyParts.get(k).add(buildKeys.get(k).eval(batch));
+      }
+      if (buildKeys.isEmpty() && !columns) {
+        parts.get(0).add(Vectors.read(batch.root().getVector(0), batch));
+      }
+    }
+    buildCols = new Col[buildTypes.size()];
+    for (int c = 0; c < buildCols.length; c++) {
+      buildCols[c] = Cols.concat(parts.get(c), buildTypes.get(c));
+    }
+    buildKeyCols = new Col[buildKeys.size()];
+    for (int k = 0; k < buildKeyCols.length; k++) {
+      buildKeyCols[k] = Cols.concat(keyParts.get(k), keyTypes.get(k));
+    }
+    int n = buildKeyCols.length > 0 ? buildKeyCols[0].size : buildCols.length > 0 ? buildCols[0].size : 0;
+    buildHashes = new int[n];
+    for (Col key : buildKeyCols) {
+      Cols.hashInto(key, buildHashes, n);
+    }
+    int capacity = Integer.highestOneBit(Math.max(4, n) * 2 - 1) << 1;
+    mask = capacity - 1;
+    head = new int[capacity];
+    Arrays.fill(head, -1);
+    chain = new int[n];
+    for (int r = n - 1; r >= 0; r--) {
+      if (hasNullKey(buildKeyCols, r)) {
+        continue;
+      }
+      int b = buildHashes[r] & mask;
+      chain[r] = head[b];
+      head[b] = r;
+    }
+  }
+
+  private boolean hasNullKey(Col[] keys, int row) {
+    for (int k = 0; k < keys.length; k++) {
+      if (!nullSafe[k] && keys[k].isNull(row)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Batch probeBatch(Batch batch) {
+    int n = batch.count();
+    Col[] keys = new Col[probeKeys.size()];
+    for (int k = 0; k < keys.length; k++) {
+      keys[k] = probeKeys.get(k).eval(batch);
+    }
+    int[] hashes = new int[n];
+    for (Col key : keys) {
+      Cols.hashInto(key, hashes, n);
+    }
+    boolean firstMatchOnly = residual == null && (type == Type.SEMI || type == Type.ANTI);
+    boolean[] matched = new boolean[n];
+    int[] pp = new int[Math.max(16, n)];
+    int[] bp = new int[pp.length];
+    int pairs = 0;
+    for (int i = 0; i < n; i++) {
+      if (hasNullKey(keys, i)) {
+        continue;
+      }
+      int h = hashes[i];
+      for (int r = head[h & mask]; r >= 0; r = chain[r]) {
+        if (buildHashes[r] != h || !keysEqual(keys, i, r)) {
+          continue;
+        }
+        if (firstMatchOnly) {
+          matched[i] = true;
+          break;
+        }
+        if (pairs == pp.length) {
+          pp = Arrays.copyOf(pp, pairs * 2);
+          bp = Arrays.copyOf(bp, pairs * 2);
+        }
+        pp[pairs] = i;
+        bp[pairs] = r;
+        pairs++;
+      }
+    }
+    Col[] probeCols = null;
+    if (type == Type.INNER || type == Type.LEFT || (residual != null && pairs > 0)) {
+      probeCols = new Col[probeTypes.size()];
+      for (int c = 0; c < probeCols.length; c++) {
+        probeCols[c] = Vectors.read(batch.root().getVector(c), batch);
+      }
+    }
+    int[] selection = null;
+    if (residual != null && pairs > 0) {
+      output = materialize(probeCols, pp, bp, pairs);
+      Col.Bools ok = (Col.Bools) residual.eval(Batch.dense(output));
+      selection = new int[pairs];
+      int kept = 0;
+      for (int p = 0; p < pairs; p++) {
+        if (ok.isTrue(p)) {
+          selection[kept++] = p;
+          matched[pp[p]] = true;
+        }
+      }
+      if (type == Type.INNER) {
+        return new Batch(output, kept == pairs ? null : selection, kept);
+      }
+      for (int p = 0; p < kept; p++) {
+        pp[p] = pp[selection[p]];
+        bp[p] = bp[selection[p]];
+      }
+      pairs = kept;
+      closeOutput();
+    } else if (!firstMatchOnly) {
+      for (int p = 0; p < pairs; p++) {
+        matched[pp[p]] = true;
+      }
+    }
+    switch (type) {
+      case INNER -> {
+        output = materialize(probeCols, pp, bp, pairs);
+        return Batch.dense(output);
+      }
+      case LEFT -> {
+        int unmatched = 0;
+        for (int i = 0; i < n; i++) {
+          if (!matched[i]) {
+            unmatched++;
+          }
+        }
+        if (pairs + unmatched > pp.length) {
+          pp = Arrays.copyOf(pp, pairs + unmatched);
+          bp = Arrays.copyOf(bp, pairs + unmatched);
+        }
+        for (int i = 0; i < n; i++) {
+          if (!matched[i]) {
+            pp[pairs] = i;
+            bp[pairs] = -1;
+            pairs++;
+          }
+        }
+        output = materialize(probeCols, pp, bp, pairs);
+        return Batch.dense(output);
+      }
+      default -> {
+        boolean keep = type == Type.SEMI;
+        int[] sel = new int[n];
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+          if (matched[i] == keep) {
+            sel[count++] = batch.row(i);
+          }
+        }
+        return new Batch(batch.root(), sel, count);
+      }
+    }
+  }
+
+  private boolean keysEqual(Col[] keys, int i, int r) {
+    for (int k = 0; k < keys.length; k++) {
+      if (!Cols.equal(keys[k], i, buildKeyCols[k], r)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private VectorSchemaRoot materialize(Col[] probeCols, int[] pp, int[] bp, int count) {
+    List<Field> fields = combined.getFields();
+    List<FieldVector> vectors = new ArrayList<>(fields.size());
+    try {
+      for (int c = 0; c < probeCols.length; c++) {
+        FieldVector v = fields.get(c).createVector(allocator);
+        vectors.add(v);
+        Vectors.write(Cols.gather(probeCols[c], probeTypes.get(c), pp, count), v);
+      }
+      for (int c = 0; c < buildCols.length; c++) {
+        FieldVector v = fields.get(probeCols.length + c).createVector(allocator);
+        vectors.add(v);
+        Vectors.write(Cols.gather(buildCols[c], buildTypes.get(c), bp, count), v);
+      }
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+    return new VectorSchemaRoot(fields, vectors, count);
+  }
+
+  private void closeOutput() {
+    if (output != null) {
+      output.close();
+      output = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      closeOutput();
+    } finally {
+      try {
+        probe.close();
+      } finally {
+        build.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,210 @@
+package dev.lake.sql;
+
+import dev.lake.engine.Snapshot;
+import dev.lake.engine.TableHandle;
+import dev.lake.engine.Version;
+import dev.lake.engine.VersionNotFoundException;
+import dev.lake.exec.SqlType;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.schema.Schema;
+import org.apache.calcite.schema.Statistic;
+import org.apache.calcite.schema.Statistics;
+import org.apache.calcite.schema.Table;
+import org.apache.calcite.schema.impl.AbstractSchema;
+import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+/**
+ * The {@link SqlCatalog} as Calcite schemas for one planning run: the root resolves
+ * {@code lake.schema.table}, {@code schema.table} and a bare table name held by exactly one
+ * schema. Each table is pinned to one snapshot the first time it is named; a name with the
+ * suffix {@code @n} (how {@code FOR VERSION AS OF n} reaches Calcite) is pinned to version n.
+ */
+final class CalciteTables {
+  static final String VERSION_MARK = "@";
+
+  private final SqlCatalog catalog;
+  private final Map<TableName, Version> pins;
+  private final Map<String, LakeTable> opened = new HashMap<>();
+
+  CalciteTables(SqlCatalog catalog, Map<TableName, Version> pins) {
+    this.catalog = catalog;
+    this.pins = pins;
+  }
+
+  /** The tables resolved so far. */
+  Map<String, LakeTable> opened() {
+    return opened;
+  }
+
+  Schema root() {
+    return new AbstractSchema() {
+      @Override
+      protected Map<String, Table> getTableMap() {
+        Map<String, List<String>> owners = new HashMap<>();
+        for (String schema : catalog.schemaNames()) {
+          for (String table : catalog.tableNames(schema)) {
+            owners.computeIfAbsent(table, t -> new ArrayList<>()).add(schema);
+          }
+        }
+        Map<String, String> unique = new LinkedHashMap<>();
+        owners.forEach((table, schemas) -> {
+          if (schemas.size() == 1) {
+            unique.put(table, schemas.getFirst());
+          }
+        });
+        return new TableMap(unique, name -> {
+          int mark = name.lastIndexOf(VERSION_MARK);
+          List<String> schemas = mark > 0 ? owners.get(name.substring(0, mark)) : null;
+          return schemas != null && schemas.size() == 1 ? schemas.getFirst() : null;
+        });
+      }
+
+      @Override
+      protected Map<String, Schema> getSubSchemaMap() {
+        Map<String, Schema> schemas = new LinkedHashMap<>();
+        for (String schema : catalog.schemaNames()) {
+          schemas.put(schema, schema(schema));
+        }
+        schemas.putIfAbsent(SqlCatalog.LAKE, new AbstractSchema() {
+          @Override
+          protected Map<String, Schema> getSubSchemaMap() {
+            Map<String, Schema> inner = new LinkedHashMap<>();
+            for (String schema : catalog.schemaNames()) {
+              inner.put(schema, schema(schema));
+            }
+            return inner;
+          }
+        });
+        return schemas;
+      }
+    };
+  }
+
+  private Schema schema(String schema) {
+    return new AbstractSchema() {
+      @Override
+      protected Map<String, Table> getTableMap() {
+        Map<String, String> tables = new LinkedHashMap<>();
+        for (String table : catalog.tableNames(schema)) {
+          tables.put(table, schema);
+        }
+        return new TableMap(tables, name -> name.contains(VERSION_MARK) ? schema : null);
+      }
+    };
+  }
+
+  /**
+   * Table name to table, opening (and pinning) a table only when it is looked up; versioned
+   * names, which no listing holds, are answered by {@code versioned} naming their schema.
+   */
+  private final class TableMap extends AbstractMap<String, Table> {
+    private final Map<String, String> schemaOf;
+    private final Function<String, String> versioned;
+
+    TableMap(Map<String, String> schemaOf, Function<String, String> versioned) {
+      this.schemaOf = schemaOf;
+      this.versioned = versioned;
+    }
+
+    @Override
+    public Table get(Object key) {
+      String name = (String) key;
+      String schema = schemaOf.get(name);
+      if (schema == null) {
+        schema = versioned.apply(name);
+      }
+      return schema == null ? null : table(schema, name);
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return get(key) != null;
+    }
+
+    @Override
+    public Set<Entry<String, Table>> entrySet() {
+      Map<String, Table> all = new LinkedHashMap<>();
+      for (String name : schemaOf.keySet()) {
+        Table table = get(name);
+        if (table != null) {
+          all.put(name, table);
+        }
+      }
+      return all.entrySet();
+    }
+  }
+
+  private LakeTable table(String schema, String nameWithVersion) {
+    String key = schema + "." + nameWithVersion;
+    LakeTable cached = opened.get(key);
+    if (cached != null) {
+      return cached;
+    }
+    int mark = nameWithVersion.lastIndexOf(VERSION_MARK);
+    String tableName = mark > 0 ? nameWithVersion.substring(0, mark) : nameWithVersion;
+    TableName name = new TableName(schema, tableName);
+    Optional<TableHandle> handle = catalog.openTable(name);
+    if (handle.isEmpty()) {
+      return null;
+    }
+    Version version;
+    if (mark > 0) {
+      version = Version.of(Long.parseLong(nameWithVersion.substring(mark + 1)));
+    } else if (pins.containsKey(name)) {
+      version = pins.get(name);
+    } else {
+      version = handle.get().currentVersion();
+    }
+    Snapshot snapshot;
+    try {
+      snapshot = handle.get().snapshot(version);
+    } catch (VersionNotFoundException e) {
+      throw new SqlException(SqlException.Kind.VERSION_NOT_FOUND,
+          "version " + version + " of table " + SqlCatalog.LAKE + "." + name + " not found", 0, 0, e);
+    }
+    LakeTable table = new LakeTable(name, version, snapshot);
+    opened.put(key, table);
+    return table;
+  }
+
+  /** One table at one pinned snapshot. */
+  static final class LakeTable extends AbstractTable {
+    final TableName name;
+    final Version version;
+    final Snapshot snapshot;
+
+    LakeTable(TableName name, Version version, Snapshot snapshot) {
+      this.name = name;
+      this.version = version;
+      this.snapshot = snapshot;
+    }
+
+    @Override
+    public RelDataType getRowType(RelDataTypeFactory factory) {
+      RelDataTypeFactory.Builder builder = factory.builder();
+      for (Field field : snapshot.schema().getFields()) {
+        Optional<SqlType> type = SqlType.fromArrow(field.getType(), field.isNullable());
+        builder.add(field.getName(), type.map(t -> RelTypes.toCalcite(factory, t))
+            .orElseGet(() -> factory.createTypeWithNullability(factory.createSqlType(SqlTypeName.ANY), true)));
+      }
+      return builder.build();
+    }
+
+    @Override
+    public Statistic getStatistic() {
+      return Statistics.of((double) snapshot.rowCount(), List.of());
+    }
+  }
+}

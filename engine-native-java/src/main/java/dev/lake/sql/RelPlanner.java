@@ -1,0 +1,272 @@
+package dev.lake.sql;
+
+import dev.lake.engine.Version;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.calcite.config.CalciteConnectionConfigImpl;
+import org.apache.calcite.config.CalciteConnectionProperty;
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.jdbc.JavaTypeFactoryImpl;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.prepare.CalciteCatalogReader;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.core.RelFactories;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.runtime.CalciteContextException;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlOrderBy;
+import org.apache.calcite.sql.SqlSnapshot;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.validate.SqlConformanceEnum;
+import org.apache.calcite.sql.validate.SqlValidator;
+import org.apache.calcite.sql.validate.SqlValidatorUtil;
+import org.apache.calcite.sql2rel.RelDecorrelator;
+import org.apache.calcite.sql2rel.RelFieldTrimmer;
+import org.apache.calcite.sql2rel.SqlToRelConverter;
+import org.apache.calcite.sql2rel.StandardConvertletTable;
+import org.apache.calcite.tools.RelBuilder;
+
+/**
+ * Plans statements the single-table binder does not take (joins, subqueries, set operations,
+ * derived tables, WITH): Calcite validates and converts the parse tree into a logical
+ * {@link RelNode} tree, removes subqueries, decorrelates, pushes filters and projections down and
+ * orders joins by estimated size. The physical operators are lake's ({@link RelTranslator}).
+ */
+final class RelPlanner {
+
+  /** A logical plan and the tables (at their pinned snapshots) it reads. */
+  record Planned(RelNode rel, List<String> names, Map<String, CalciteTables.LakeTable> tables) {}
+
+  private final SqlCatalog catalog;
+  private final Map<TableName, Version> pins;
+
+  RelPlanner(SqlCatalog catalog, Map<TableName, Version> pins) {
+    this.catalog = catalog;
+    this.pins = pins;
+  }
+
+  /**
+   * @throws SqlException INVALID / TABLE_NOT_FOUND / VERSION_NOT_FOUND with positions when the
+   *     statement does not validate; UNSUPPORTED for statements that are not queries
+   */
+  Planned plan(SqlNode statement) {
+    SqlKind kind = statement.getKind();
+    if (!SqlKind.QUERY.contains(kind)) {
+      throw Binder.unsupported(kind.sql, statement);
+    }
+    SqlNode query = rewriteVersions(statement);
+    CalciteTables tables = new CalciteTables(catalog, pins);
+    JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(RelTypes.TYPE_SYSTEM);
+    CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", tables.root());
+    Properties props = new Properties();
+    props.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "true");
+    CalciteCatalogReader reader = new CalciteCatalogReader(root, List.of(), typeFactory,
+        new CalciteConnectionConfigImpl(props));
+    SqlValidator validator = SqlValidatorUtil.newValidator(SqlStdOperatorTable.instance(), reader,
+        typeFactory, SqlValidator.Config.DEFAULT
+            .withIdentifierExpansion(true)
+            .withConformance(SqlConformanceEnum.LENIENT));
+    SqlNode validated;
+    try {
+      validated = validator.validate(query);
+    } catch (CalciteContextException e) {
+      throw translate(e);
+    } catch (RuntimeException e) {
+      SqlException cause = findSqlException(e);
+      if (cause != null) {
+        throw cause;
+      }
+      throw new SqlException(SqlException.Kind.INVALID, String.valueOf(e.getMessage()), 0, 0, e);
+    }
+    HepPlanner hep = new HepPlanner(HepProgram.builder().build());
+    RexBuilder rexBuilder = new RexBuilder(typeFactory);
+    RelOptCluster cluster = RelOptCluster.create(hep, rexBuilder);
+    SqlToRelConverter converter = new SqlToRelConverter(null, validator, reader, cluster,
+        StandardConvertletTable.INSTANCE,
+        SqlToRelConverter.config().withTrimUnusedFields(true).withExpand(false));
+    RelRoot relRoot;
+    try {
+      relRoot = converter.convertQuery(validated, false, true);
+    } catch (SqlException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new SqlException(SqlException.Kind.UNSUPPORTED,
+          "cannot plan this statement: " + e.getMessage(), 0, 0, e);
+    }
+    RelBuilder relBuilder = RelFactories.LOGICAL_BUILDER.create(cluster, reader);
+    RelNode rel = relRoot.project();
+    if (hasWindow(rel)) {
+      throw new SqlException(SqlException.Kind.UNSUPPORTED, "window functions are not supported yet");
+    }
+    rel = run(rel, HepProgram.builder()
+        .addRuleInstance(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE)
+        .addRuleInstance(CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE)
+        .addRuleInstance(CoreRules.JOIN_SUB_QUERY_TO_CORRELATE)
+        .build());
+    rel = RelDecorrelator.decorrelateQuery(rel, relBuilder);
+    rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
+    rel = pullFactors(rel, rexBuilder);
+    rel = run(rel, pushDown());
+    rel = JoinOrder.reorder(rel, relBuilder);
+    rel = run(rel, pushDown());
+    rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
+    rel = run(rel, HepProgram.builder()
+        .addRuleInstance(CoreRules.PROJECT_MERGE)
+        .addRuleInstance(CoreRules.PROJECT_REMOVE)
+        .build());
+    List<String> names = relRoot.fields.stream().map(f -> outputName(f.getValue())).toList();
+    return new Planned(rel, names, tables.opened());
+  }
+
+  /**
+   * Pulls conjuncts common to every branch of an OR out of it ({@code (a AND b) OR (a AND c)}
+   * becomes {@code a AND (b OR c)}), so a join key repeated in each branch, as in TPC-H Q19,
+   * becomes an equi-join condition instead of a cross product.
+   */
+  private static RelNode pullFactors(RelNode rel, RexBuilder rexBuilder) {
+    return rel.accept(new org.apache.calcite.rel.RelHomogeneousShuttle() {
+      @Override
+      public RelNode visit(RelNode other) {
+        RelNode visited = super.visit(other);
+        if (visited instanceof org.apache.calcite.rel.core.Filter filter) {
+          org.apache.calcite.rex.RexNode pulled = org.apache.calcite.rex.RexUtil.pullFactors(rexBuilder, filter.getCondition());
+          if (!pulled.equals(filter.getCondition())) {
+            return filter.copy(filter.getTraitSet(), filter.getInput(), pulled);
+          }
+        }
+        return visited;
+      }
+    });
+  }
+
+  private static boolean hasWindow(RelNode rel) {
+    if (rel instanceof org.apache.calcite.rel.core.Window
+        || (rel instanceof org.apache.calcite.rel.core.Project p
+            && p.getProjects().stream().anyMatch(org.apache.calcite.rex.RexOver::containsOver))
+        || (rel instanceof org.apache.calcite.rel.core.Filter f
+            && org.apache.calcite.rex.RexOver.containsOver(f.getCondition()))) {
+      return true;
+    }
+    return rel.getInputs().stream().anyMatch(RelPlanner::hasWindow);
+  }
+
+  private static HepProgram pushDown() {
+    HepProgramBuilder b = HepProgram.builder();
+    b.addRuleCollection(List.of(
+        CoreRules.FILTER_INTO_JOIN,
+        CoreRules.JOIN_CONDITION_PUSH,
+        CoreRules.FILTER_PROJECT_TRANSPOSE,
+        CoreRules.FILTER_AGGREGATE_TRANSPOSE,
+        CoreRules.FILTER_MERGE,
+        CoreRules.PROJECT_MERGE,
+        CoreRules.PROJECT_REMOVE,
+        CoreRules.JOIN_PUSH_EXPRESSIONS));
+    return b.build();
+  }
+
+  private static RelNode run(RelNode rel, HepProgram program) {
+    HepPlanner planner = new HepPlanner(program);
+    planner.setRoot(rel);
+    return planner.findBestExp();
+  }
+
+  /** Calcite names unnamed expressions {@code EXPR$i}; lake's convention is {@code expr$i}. */
+  private static String outputName(String name) {
+    return name.startsWith("EXPR$") ? "expr$" + name.substring(5) : name;
+  }
+
+  private static SqlException findSqlException(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SqlException s) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  private static SqlException translate(CalciteContextException e) {
+    SqlException inner = findSqlException(e);
+    if (inner != null) {
+      return new SqlException(inner.kind(), inner.getMessage()
+          + (e.getPosLine() > 0 ? " (line " + e.getPosLine() + ", column " + e.getPosColumn() + ")" : ""),
+          e.getPosLine(), e.getPosColumn(), inner);
+    }
+    String message = e.getCause() != null && e.getCause().getMessage() != null
+        ? e.getCause().getMessage() : e.getMessage();
+    SqlException.Kind kind = SqlException.Kind.INVALID;
+    if (message.startsWith("Object '") && message.contains("not found")) {
+      kind = SqlException.Kind.TABLE_NOT_FOUND;
+      message = "table " + message.substring("Object ".length());
+    } else if (message.startsWith("Table '") && message.contains("not found")) {
+      kind = SqlException.Kind.TABLE_NOT_FOUND;
+      message = "table " + message.substring("Table ".length());
+    }
+    String where = e.getPosLine() > 0
+        ? " (line " + e.getPosLine() + ", column " + e.getPosColumn() + ")" : "";
+    return new SqlException(kind, message + where, e.getPosLine(), e.getPosColumn(), e);
+  }
+
+  /**
+   * Replaces each {@code t FOR SYSTEM_TIME AS OF n} (how the parser reads {@code FOR VERSION AS
+   * OF n}) by the name {@code t@n}, aliased as {@code t}, which {@link CalciteTables} resolves.
+   */
+  private static SqlNode rewriteVersions(SqlNode node) {
+    if (node instanceof SqlSnapshot snapshot) {
+      SqlIdentifier id = versioned(snapshot);
+      return new SqlBasicCall(SqlStdOperatorTable.AS,
+          List.of(id, new SqlIdentifier(((SqlIdentifier) snapshot.getTableRef()).names.getLast(),
+              SqlParserPos.ZERO)), snapshot.getParserPosition());
+    }
+    if (node instanceof SqlOrderBy ob) {
+      return new SqlOrderBy(ob.getParserPosition(), rewriteVersions(ob.query),
+          (SqlNodeList) rewriteVersions(ob.orderList), ob.offset, ob.fetch);
+    }
+    if (node instanceof SqlNodeList list) {
+      for (int i = 0; i < list.size(); i++) {
+        list.set(i, rewriteVersions(list.get(i)));
+      }
+      return list;
+    }
+    if (node instanceof SqlCall call) {
+      if (call.getKind() == SqlKind.AS && call.operand(0) instanceof SqlSnapshot snapshot) {
+        call.setOperand(0, versioned(snapshot));
+        return call;
+      }
+      List<SqlNode> operands = call.getOperandList();
+      for (int i = 0; i < operands.size(); i++) {
+        SqlNode operand = operands.get(i);
+        if (operand != null) {
+          SqlNode rewritten = rewriteVersions(operand);
+          if (rewritten != operand) {
+            call.setOperand(i, rewritten);
+          }
+        }
+      }
+    }
+    return node;
+  }
+
+  private static SqlIdentifier versioned(SqlSnapshot snapshot) {
+    if (!(snapshot.getTableRef() instanceof SqlIdentifier id)
+        || !(snapshot.getPeriod() instanceof SqlLiteral literal)
+        || !(literal.getValue() instanceof java.math.BigDecimal number)) {
+      throw Binder.unsupported("FOR VERSION AS OF with anything but a table and an integer", snapshot);
+    }
+    List<String> names = new java.util.ArrayList<>(id.names);
+    names.set(names.size() - 1, names.getLast() + CalciteTables.VERSION_MARK + number.longValueExact());
+    return new SqlIdentifier(names, id.getParserPosition());
+  }
+}

@@ -1,0 +1,743 @@
+package dev.lake.sql;
+
+import dev.lake.engine.ScanRequest;
+import dev.lake.engine.expr.Expression;
+import dev.lake.exec.SqlType;
+import dev.lake.exec.expr.Expr;
+import dev.lake.exec.expr.Kernel;
+import dev.lake.exec.op.FilterOperator;
+import dev.lake.exec.op.HashAggregateOperator;
+import dev.lake.exec.op.HashJoinOperator;
+import dev.lake.exec.op.LimitOperator;
+import dev.lake.exec.op.ParallelAggregateOperator;
+import dev.lake.exec.op.Operator;
+import dev.lake.exec.op.ProjectOperator;
+import dev.lake.exec.op.ScanOperator;
+import dev.lake.exec.op.SortOperator;
+import dev.lake.exec.op.UnionAllOperator;
+import dev.lake.exec.op.ValuesOperator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.RelFieldCollation;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.core.Union;
+import org.apache.calcite.rel.core.Values;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.util.ImmutableBitSet;
+
+/**
+ * Turns an optimised logical plan into lake's physical operators: scans with projection and
+ * predicate pushdown, filters, projections, hash aggregates, hash joins (inner, left, right,
+ * semi, anti; the smaller input of an inner join is built), sorts with top-N, limits, UNION ALL
+ * and constant rows. Expressions are translated once here; operators are created per execution.
+ */
+final class RelTranslator {
+
+  /**
+   * A physical plan node: its output columns ({@code types.get(i)} is null for a column the
+   * engine only passes through, such as a struct), how to open it, and its EXPLAIN line.
+   */
+  record Node(List<Field> fields, List<SqlType> types, Function<BufferAllocator, Operator> open,
+      java.util.function.Supplier<String> label, List<Node> inputs, Pipeline pipeline) {
+
+    Node(List<Field> fields, List<SqlType> types, Function<BufferAllocator, Operator> open,
+        String label, List<Node> inputs) {
+      this(fields, types, open, () -> label, inputs, null);
+    }
+
+    Schema schema() {
+      return new Schema(fields);
+    }
+
+    List<String> names() {
+      return fields.stream().map(Field::getName).toList();
+    }
+
+    void explain(String indent, List<String> lines) {
+      lines.add(indent + label.get());
+      for (Node input : inputs) {
+        input.explain(indent + "  ", lines);
+      }
+    }
+  }
+
+  /**
+   * A scan with the filters and projections stacked on it: it can be opened over any subset of
+   * the scan's units, so several workers can run copies of it over disjoint morsels.
+   */
+  record Pipeline(CalciteTables.LakeTable table, ScanRequest request,
+      java.util.function.BiFunction<List<dev.lake.engine.ScanUnit>, BufferAllocator, Operator> open) {
+
+    Pipeline then(java.util.function.BiFunction<Operator, BufferAllocator, Operator> next) {
+      return new Pipeline(table, request, (units, a) -> {
+        Operator op = open.apply(units, a);
+        try {
+          return next.apply(op, a);
+        } catch (RuntimeException e) {
+          op.close();
+          throw e;
+        }
+      });
+    }
+  }
+
+  private final RexBuilder rexBuilder;
+  private final RelMetadataQuery mq;
+  private final int threads;
+
+  RelTranslator(RexBuilder rexBuilder, RelMetadataQuery mq, int threads) {
+    this.rexBuilder = rexBuilder;
+    this.mq = mq;
+    this.threads = threads;
+  }
+
+  Node translate(RelNode rel) {
+    return switch (rel) {
+      case TableScan scan -> scan(scan, null, null);
+      case Filter filter -> filter(filter);
+      case Project project -> project(project);
+      case Aggregate aggregate -> aggregate(aggregate);
+      case Join join -> join(join);
+      case Sort sort -> sort(sort);
+      case Union union -> union(union);
+      case Values values -> values(values);
+      default -> throw RexToExpr.unsupported(describe(rel));
+    };
+  }
+
+  private static String describe(RelNode rel) {
+    return switch (rel.getRelTypeName()) {
+      case "LogicalCorrelate" -> "a correlated subquery of this shape";
+      case "LogicalIntersect" -> "INTERSECT";
+      case "LogicalMinus" -> "EXCEPT";
+      case "LogicalWindow" -> "window functions";
+      default -> rel.getRelTypeName();
+    };
+  }
+
+  private RexToExpr rex(Node input) {
+    return new RexToExpr(rexBuilder, input.types(), input.names());
+  }
+
+  private static Field field(String name, SqlType type) {
+    return type.field(name);
+  }
+
+  // ---------------------------------------------------------------- scan
+
+  private Node scan(TableScan scan, List<Integer> columns, RexNode condition) {
+    CalciteTables.LakeTable table = scan.getTable().unwrap(CalciteTables.LakeTable.class);
+    if (table == null) {
+      throw RexToExpr.unsupported("table " + scan.getTable().getQualifiedName());
+    }
+    List<Field> all = table.snapshot.schema().getFields();
+    List<Integer> read = columns;
+    if (read == null) {
+      read = new ArrayList<>();
+      for (int i = 0; i < all.size(); i++) {
+        read.add(i);
+      }
+    }
+    List<Field> fields = new ArrayList<>();
+    List<SqlType> types = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (int i : read) {
+      Field f = all.get(i);
+      fields.add(f);
+      types.add(SqlType.fromArrow(f.getType(), f.isNullable()).orElse(null));
+      names.add(f.getName());
+    }
+    boolean empty = names.isEmpty();
+    List<String> request = empty && !all.isEmpty() ? List.of(all.getFirst().getName()) : names;
+    Expr predicate = null;
+    Optional<Expression> pushed = Optional.empty();
+    if (condition != null) {
+      predicate = new RexToExpr(rexBuilder, types, names).convert(condition);
+      pushed = Pushdown.translate(predicate, names);
+    }
+    Optional<Expression> filter = pushed;
+    String filterText = predicate == null ? "" : " filter=" + condition;
+    java.util.function.Supplier<String> label = () -> scanLabel(table, request, filter) + filterText;
+    ScanRequest scanRequest = new ScanRequest(request, filter, OptionalLong.empty());
+    Expr finalPredicate = predicate;
+    java.util.function.BiFunction<Operator, BufferAllocator, Operator> above = (scanOp, allocator) -> {
+      Operator op = scanOp;
+      if (finalPredicate != null) {
+        op = new FilterOperator(op, Kernel.compile(finalPredicate));
+      }
+      if (empty) {
+        op = new ProjectOperator(op, new Schema(List.of()), List.of(), allocator);
+      }
+      return op;
+    };
+    Function<BufferAllocator, Operator> open = allocator ->
+        above.apply(new ScanOperator(table.snapshot, scanRequest, allocator), allocator);
+    Pipeline pipeline = new Pipeline(table, scanRequest,
+        (units, allocator) -> new ScanOperator(table.snapshot, scanRequest, units, allocator)).then(above);
+    return new Node(fields, types, open, label, List.of(), pipeline);
+  }
+
+  /** What a scan reads, with the blocks its pushed predicate prunes (asks the engine to plan). */
+  static String scanLabel(CalciteTables.LakeTable table, List<String> columns, Optional<Expression> filter) {
+    dev.lake.engine.Snapshot.ScanPlan plan = table.snapshot.plan(
+        new ScanRequest(columns, filter, OptionalLong.empty()));
+    return "Scan " + SqlCatalog.LAKE + "." + table.name + " version " + table.version.number()
+        + " columns=" + columns + filter.map(e -> " pushed=" + e).orElse("")
+        + " units=" + plan.units().size() + " blocks=" + plan.blocksTotal()
+        + " pruned=" + plan.blocksPruned();
+  }
+
+  /** The columns of a projection made only of column references, or null. */
+  private static List<Integer> columnRefs(Project project) {
+    List<Integer> refs = new ArrayList<>();
+    for (RexNode e : project.getProjects()) {
+      if (!(e instanceof RexInputRef ref)) {
+        return null;
+      }
+      refs.add(ref.getIndex());
+    }
+    return refs;
+  }
+
+  // ---------------------------------------------------------------- filter, project
+
+  private Node filter(Filter filter) {
+    RelNode input = filter.getInput();
+    if (input instanceof TableScan scan) {
+      return scan(scan, null, filter.getCondition());
+    }
+    if (input instanceof Project project && project.getInput() instanceof TableScan scan
+        && columnRefs(project) != null) {
+      return scan(scan, columnRefs(project), filter.getCondition());
+    }
+    Node in = translate(input);
+    Expr predicate = rex(in).convert(filter.getCondition());
+    return new Node(in.fields(), in.types(),
+        a -> new FilterOperator(in.open().apply(a), Kernel.compile(predicate)),
+        () -> "Filter " + filter.getCondition(), List.of(in),
+        in.pipeline() == null ? null
+            : in.pipeline().then((op, a) -> new FilterOperator(op, Kernel.compile(predicate))));
+  }
+
+  private Node project(Project project) {
+    List<Integer> refs = columnRefs(project);
+    if (refs != null && project.getInput() instanceof TableScan scan
+        && refs.stream().distinct().count() == refs.size()) {
+      Node node = scan(scan, refs, null);
+      return rename(node, project.getRowType().getFieldNames());
+    }
+    Node in = translate(project.getInput());
+    RexToExpr rex = rex(in);
+    List<Expr> exprs = new ArrayList<>();
+    List<Field> fields = new ArrayList<>();
+    List<SqlType> types = new ArrayList<>();
+    List<String> names = project.getRowType().getFieldNames();
+    for (int i = 0; i < project.getProjects().size(); i++) {
+      RexNode e = project.getProjects().get(i);
+      if (e instanceof RexInputRef ref && in.types().get(ref.getIndex()) == null) {
+        exprs.add(new Expr.Column(ref.getIndex(), names.get(i), SqlType.of(SqlType.Kind.NULL, true)));
+        Field f = in.fields().get(ref.getIndex());
+        fields.add(new Field(names.get(i), f.getFieldType(), f.getChildren()));
+        types.add(null);
+        continue;
+      }
+      Expr x = rex.convert(e);
+      exprs.add(x);
+      fields.add(field(names.get(i), x.type()));
+      types.add(x.type());
+    }
+    return project(in, exprs, fields, types, "Project " + project.getProjects());
+  }
+
+  private static Node project(Node in, List<Expr> exprs, List<Field> fields, List<SqlType> types, String label) {
+    Schema schema = new Schema(fields);
+    return new Node(fields, types, a -> new ProjectOperator(in.open().apply(a), schema, exprs, a),
+        () -> label, List.of(in),
+        in.pipeline() == null ? null : in.pipeline().then((op, a) -> new ProjectOperator(op, schema, exprs, a)));
+  }
+
+  private static Node rename(Node node, List<String> names) {
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      Field f = node.fields().get(i);
+      fields.add(new Field(names.get(i), f.getFieldType(), f.getChildren()));
+    }
+    return new Node(fields, node.types(), node.open(), node.label(), node.inputs(), node.pipeline());
+  }
+
+  // ---------------------------------------------------------------- aggregate
+
+  private Node aggregate(Aggregate aggregate) {
+    if (aggregate.getGroupType() != Aggregate.Group.SIMPLE) {
+      throw RexToExpr.unsupported("GROUPING SETS, ROLLUP and CUBE");
+    }
+    Node in = translate(aggregate.getInput());
+    List<String> names = aggregate.getRowType().getFieldNames();
+    List<Expr> keys = new ArrayList<>();
+    List<Field> fields = new ArrayList<>();
+    List<SqlType> types = new ArrayList<>();
+    int k = 0;
+    for (int g : aggregate.getGroupSet()) {
+      SqlType t = in.types().get(g);
+      if (t == null) {
+        throw RexToExpr.unsupported("grouping by column " + in.names().get(g) + " of a nested type");
+      }
+      keys.add(new Expr.Column(g, in.names().get(g), t));
+      fields.add(field(names.get(k), t));
+      types.add(t);
+      k++;
+    }
+    List<Expr.Agg> calls = new ArrayList<>();
+    // Per output aggregate: its index among the calls, or -1 for LITERAL_AGG (a constant).
+    List<Integer> slots = new ArrayList<>();
+    List<Expr> literals = new ArrayList<>();
+    List<Boolean> sum0 = new ArrayList<>();
+    List<Field> outFields = new ArrayList<>(fields);
+    List<SqlType> outTypes = new ArrayList<>(types);
+    for (AggregateCall call : aggregate.getAggCallList()) {
+      SqlKind kind = call.getAggregation().getKind();
+      if (kind == SqlKind.LITERAL_AGG) {
+        Expr literal = new RexToExpr(rexBuilder, List.of(), List.of()).convert(call.rexList.getFirst());
+        slots.add(-1);
+        literals.add(literal);
+        sum0.add(false);
+        outFields.add(field(names.get(k), literal.type()));
+        outTypes.add(literal.type());
+        k++;
+        continue;
+      }
+      if (call.filterArg >= 0 || call.getArgList().size() > 1 || !call.getCollation().getFieldCollations().isEmpty()) {
+        throw RexToExpr.unsupported("aggregate " + call);
+      }
+      Expr arg = null;
+      if (!call.getArgList().isEmpty()) {
+        int a = call.getArgList().getFirst();
+        if (in.types().get(a) == null) {
+          throw RexToExpr.unsupported("aggregating column " + in.names().get(a) + " of a nested type");
+        }
+        arg = new Expr.Column(a, in.names().get(a), in.types().get(a));
+      }
+      Expr.AggFn fn = switch (kind) {
+        case COUNT -> Expr.AggFn.COUNT;
+        case SUM, SUM0 -> Expr.AggFn.SUM;
+        case AVG -> Expr.AggFn.AVG;
+        case MIN -> Expr.AggFn.MIN;
+        case MAX -> Expr.AggFn.MAX;
+        case SINGLE_VALUE -> Expr.AggFn.SINGLE_VALUE;
+        default -> throw RexToExpr.unsupported("aggregate function " + call.getAggregation().getName());
+      };
+      SqlType type = resultType(fn, arg == null ? null : arg.type());
+      slots.add(calls.size());
+      literals.add(null);
+      calls.add(new Expr.Agg(fn, call.isDistinct(), arg, type));
+      sum0.add(kind == SqlKind.SUM0);
+      fields.add(field(names.get(k), type));
+      types.add(type);
+      outFields.add(field(names.get(k), kind == SqlKind.SUM0 ? type.withNullable(false) : type));
+      outTypes.add(kind == SqlKind.SUM0 ? type.withNullable(false) : type);
+      k++;
+    }
+    Schema schema = new Schema(fields);
+    int keyCount = keys.size();
+    boolean parallel = threads > 1 && in.pipeline() != null
+        && calls.stream().allMatch(RelTranslator::decomposable);
+    Function<BufferAllocator, Operator> open = parallel
+        ? parallelAggregate(in.pipeline(), keys, calls, fields)
+        : a -> new HashAggregateOperator(in.open().apply(a), schema, keys, calls, a);
+    Node agg = new Node(fields, types, open,
+        (parallel ? "ParallelHashAggregate (partial per morsel, final in morsel order) threads=" + threads + " "
+            : "HashAggregate ") + "keys=" + aggregate.getGroupSet() + " aggs=" + aggregate.getAggCallList(),
+        List.of(in));
+    if (!sum0.contains(true) && !slots.contains(-1)) {
+      return agg;
+    }
+    List<Expr> exprs = new ArrayList<>();
+    for (int i = 0; i < keyCount; i++) {
+      exprs.add(new Expr.Column(i, fields.get(i).getName(), types.get(i)));
+    }
+    for (int j = 0; j < slots.size(); j++) {
+      if (slots.get(j) < 0) {
+        exprs.add(literals.get(j));
+        continue;
+      }
+      int i = keyCount + slots.get(j);
+      SqlType t = types.get(i);
+      Expr col = new Expr.Column(i, fields.get(i).getName(), t);
+      if (sum0.get(j)) {
+        Expr zero = RexToExpr.cast(new Expr.Literal(0L, SqlType.of(SqlType.Kind.INT64, false)), t);
+        col = new Expr.Case(List.of(new Expr.Call(Expr.Op.IS_NOT_NULL, List.of(col), SqlType.of(SqlType.Kind.BOOL, false))),
+            List.of(col), zero, t.withNullable(false));
+      }
+      exprs.add(col);
+    }
+    return project(agg, exprs, outFields, outTypes, "Project (SUM0 of no rows is 0; LITERAL_AGG)");
+  }
+
+  private static boolean decomposable(Expr.Agg call) {
+    return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE
+        && !(call.fn() == Expr.AggFn.AVG && call.arg().type().kind() == SqlType.Kind.DECIMAL);
+  }
+
+  /**
+   * Partial aggregates over each morsel of the pipeline, merged by a final aggregate: COUNT
+   * partials are summed, SUM, MIN and MAX merge with themselves, AVG travels as SUM and COUNT.
+   */
+  private Function<BufferAllocator, Operator> parallelAggregate(Pipeline pipeline, List<Expr> keys,
+      List<Expr.Agg> calls, List<Field> outFields) {
+    int k = keys.size();
+    List<Field> partialFields = new ArrayList<>(outFields.subList(0, k));
+    List<Field> finalFields = new ArrayList<>(outFields.subList(0, k));
+    List<Expr.Agg> partialCalls = new ArrayList<>();
+    List<Expr.Agg> finalCalls = new ArrayList<>();
+    List<Expr> finalKeys = new ArrayList<>();
+    List<Expr> out = new ArrayList<>();
+    for (int i = 0; i < k; i++) {
+      finalKeys.add(new Expr.Column(i, outFields.get(i).getName(), keys.get(i).type()));
+      out.add(finalKeys.get(i));
+    }
+    SqlType int64 = SqlType.of(SqlType.Kind.INT64, true);
+    SqlType float64 = SqlType.of(SqlType.Kind.FLOAT64, true);
+    for (Expr.Agg call : calls) {
+      switch (call.fn()) {
+        case COUNT -> {
+          Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), call.type()));
+          out.add(finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, p, int64)));
+        }
+        case AVG -> {
+          SqlType sumType = resultType(Expr.AggFn.SUM, call.arg().type());
+          Expr s = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.SUM, false, call.arg(), sumType));
+          Expr c = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), int64));
+          Expr sum = finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, s, sumType));
+          Expr count = finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, c, int64));
+          Expr none = new Expr.Call(Expr.Op.EQ, List.of(count, new Expr.Literal(0L, int64)), SqlType.of(SqlType.Kind.BOOL, true));
+          Expr quotient = new Expr.Call(Expr.Op.DIV,
+              List.of(RexToExpr.cast(sum, float64), RexToExpr.cast(count, float64)), float64);
+          out.add(new Expr.Case(List.of(none), List.of(new Expr.Literal(null, float64)), quotient, float64));
+        }
+        default -> {
+          Expr p = partialColumn(partialCalls, partialFields, k, call);
+          out.add(finalColumn(finalCalls, finalFields, k, new Expr.Agg(call.fn(), false, p, call.type())));
+        }
+      }
+    }
+    Schema partialSchema = new Schema(partialFields);
+    Schema finalSchema = new Schema(finalFields);
+    Schema outSchema = new Schema(outFields);
+    int workers = threads;
+    return a -> {
+      List<dev.lake.engine.ScanUnit> units = pipeline.table().snapshot.plan(pipeline.request()).units();
+      return new ParallelAggregateOperator(units,
+          (us, wa) -> {
+            Operator source = pipeline.open().apply(us, wa);
+            return new HashAggregateOperator(source, partialSchema, keys, partialCalls, wa);
+          },
+          partialSchema,
+          partials -> new ProjectOperator(
+              new HashAggregateOperator(partials, finalSchema, finalKeys, finalCalls, a), outSchema, out, a),
+          workers, a);
+    };
+  }
+
+  private static Expr partialColumn(List<Expr.Agg> calls, List<Field> fields, int k, Expr.Agg call) {
+    calls.add(call);
+    String name = "p" + fields.size();
+    fields.add(field(name, call.type()));
+    return new Expr.Column(k + calls.size() - 1, name, call.type());
+  }
+
+  private static Expr finalColumn(List<Expr.Agg> calls, List<Field> fields, int k, Expr.Agg call) {
+    calls.add(call);
+    String name = "f" + fields.size();
+    fields.add(field(name, call.type()));
+    return new Expr.Column(k + calls.size() - 1, name, call.type());
+  }
+
+  /** The type the engine's accumulator produces for {@code fn} over {@code arg}. */
+  static SqlType resultType(Expr.AggFn fn, SqlType arg) {
+    return switch (fn) {
+      case COUNT -> SqlType.of(SqlType.Kind.INT64, false);
+      case SUM -> arg.isLongBacked() ? SqlType.of(SqlType.Kind.INT64, true)
+          : arg.isFloat() ? SqlType.of(SqlType.Kind.FLOAT64, true)
+          : SqlType.decimal(SqlType.MAX_DECIMAL_PRECISION, arg.scale(), true);
+      case AVG -> arg.kind() == SqlType.Kind.DECIMAL
+          ? SqlType.decimal(SqlType.MAX_DECIMAL_PRECISION, Math.max(arg.scale(), 6), true)
+          : SqlType.of(SqlType.Kind.FLOAT64, true);
+      case MIN, MAX, SINGLE_VALUE -> arg.withNullable(true);
+    };
+  }
+
+  // ---------------------------------------------------------------- join
+
+  private Node join(Join join) {
+    JoinRelType type = join.getJoinType();
+    if (type == JoinRelType.FULL || type == JoinRelType.ASOF || type == JoinRelType.LEFT_ASOF) {
+      throw RexToExpr.unsupported(type + " JOIN");
+    }
+    Node left = translate(join.getLeft());
+    Node right = translate(join.getRight());
+    int nLeft = left.fields().size();
+    boolean swap = type == JoinRelType.RIGHT
+        || (type == JoinRelType.INNER && rows(join.getLeft()) < rows(join.getRight()));
+    Node probe = swap ? right : left;
+    Node build = swap ? left : right;
+    int nProbe = probe.fields().size();
+    // Condition over probe-then-build columns.
+    RexNode condition = swap ? join.getCondition().accept(new RexShuttle() {
+      @Override
+      public RexNode visitInputRef(RexInputRef ref) {
+        int i = ref.getIndex();
+        return new RexInputRef(i < nLeft ? i + right.fields().size() : i - nLeft, ref.getType());
+      }
+    }) : join.getCondition();
+    List<Expr> probeKeys = new ArrayList<>();
+    List<Expr> buildKeys = new ArrayList<>();
+    List<Boolean> nullSafe = new ArrayList<>();
+    List<RexNode> residual = new ArrayList<>();
+    for (RexNode c : RelOptUtil.conjunctions(condition)) {
+      if (c instanceof RexCall call && (c.getKind() == SqlKind.EQUALS || c.getKind() == SqlKind.IS_NOT_DISTINCT_FROM)) {
+        RexNode a = call.getOperands().get(0);
+        RexNode b = call.getOperands().get(1);
+        ImmutableBitSet fa = RelOptUtil.InputFinder.bits(a);
+        ImmutableBitSet fb = RelOptUtil.InputFinder.bits(b);
+        ImmutableBitSet probeSide = ImmutableBitSet.range(0, nProbe);
+        ImmutableBitSet buildSide = ImmutableBitSet.range(nProbe, nProbe + build.fields().size());
+        RexNode p = null;
+        RexNode q = null;
+        if (!fa.isEmpty() && !fb.isEmpty() && probeSide.contains(fa) && buildSide.contains(fb)) {
+          p = a;
+          q = b;
+        } else if (!fa.isEmpty() && !fb.isEmpty() && probeSide.contains(fb) && buildSide.contains(fa)) {
+          p = b;
+          q = a;
+        }
+        if (p != null) {
+          Expr pe = rex(probe).convert(p);
+          Expr qe = rex(build).convert(RexUtil.shift(q, -nProbe));
+          SqlType common = RexToExpr.common(pe.type(), qe.type());
+          probeKeys.add(RexToExpr.cast(pe, common));
+          buildKeys.add(RexToExpr.cast(qe, common));
+          nullSafe.add(c.getKind() == SqlKind.IS_NOT_DISTINCT_FROM);
+          continue;
+        }
+      }
+      if (!c.isAlwaysTrue()) {
+        residual.add(c);
+      }
+    }
+    HashJoinOperator.Type physical = switch (type) {
+      case INNER -> HashJoinOperator.Type.INNER;
+      case LEFT, RIGHT -> HashJoinOperator.Type.LEFT;
+      case SEMI -> HashJoinOperator.Type.SEMI;
+      case ANTI -> HashJoinOperator.Type.ANTI;
+      default -> throw RexToExpr.unsupported(type + " JOIN");
+    };
+    boolean outer = physical == HashJoinOperator.Type.LEFT;
+    List<Field> combinedFields = new ArrayList<>();
+    List<SqlType> combinedTypes = new ArrayList<>();
+    for (int i = 0; i < nProbe; i++) {
+      combinedFields.add(probe.fields().get(i));
+      combinedTypes.add(probe.types().get(i));
+    }
+    for (int i = 0; i < build.fields().size(); i++) {
+      SqlType t = build.types().get(i);
+      if (t == null) {
+        throw RexToExpr.unsupported("joining rows with nested-type column " + build.names().get(i));
+      }
+      t = outer ? t.withNullable(true) : t;
+      combinedFields.add(field(build.names().get(i), t));
+      combinedTypes.add(t);
+    }
+    for (int i = 0; i < nProbe; i++) {
+      if (combinedTypes.get(i) == null) {
+        throw RexToExpr.unsupported("joining rows with nested-type column " + probe.names().get(i));
+      }
+    }
+    Expr residualExpr = residual.isEmpty() ? null : new RexToExpr(rexBuilder, combinedTypes,
+        combinedFields.stream().map(Field::getName).toList())
+        .convert(RexUtil.composeConjunction(rexBuilder, residual));
+    Schema combined = new Schema(combinedFields);
+    boolean[] safe = new boolean[nullSafe.size()];
+    for (int i = 0; i < safe.length; i++) {
+      safe[i] = nullSafe.get(i);
+    }
+    List<SqlType> probeTypes = probe.types();
+    List<SqlType> buildTypes = build.types();
+    String label = "HashJoin " + type + (swap ? " (build left)" : "") + " keys=" + probeKeys.size()
+        + (residualExpr == null ? "" : " residual") + " on " + join.getCondition();
+    boolean semi = physical == HashJoinOperator.Type.SEMI || physical == HashJoinOperator.Type.ANTI;
+    Node joined = new Node(semi ? probe.fields() : combinedFields, semi ? probeTypes : combinedTypes,
+        a -> {
+          Operator b = build.open().apply(a);
+          Operator p;
+          try {
+            p = probe.open().apply(a);
+          } catch (RuntimeException e) {
+            b.close();
+            throw e;
+          }
+          return new HashJoinOperator(p, b, physical, probeKeys, buildKeys, safe, residualExpr,
+              probeTypes, buildTypes, combined, a);
+        }, label, List.of(probe, build));
+    if (!swap) {
+      return joined;
+    }
+    // Back to left-then-right column order.
+    List<Expr> exprs = new ArrayList<>();
+    List<Field> fields = new ArrayList<>();
+    List<SqlType> types = new ArrayList<>();
+    int nRight = right.fields().size();
+    for (int i = 0; i < nLeft + nRight; i++) {
+      int from = i < nLeft ? nRight + i : i - nLeft;
+      SqlType t = combinedTypes.get(from);
+      exprs.add(new Expr.Column(from, combinedFields.get(from).getName(), t));
+      fields.add(combinedFields.get(from));
+      types.add(t);
+    }
+    return project(joined, exprs, fields, types, "Reorder columns");
+  }
+
+  private double rows(RelNode rel) {
+    Double rows = mq.getRowCount(rel);
+    return rows == null ? Double.MAX_VALUE : rows;
+  }
+
+  // ---------------------------------------------------------------- sort, union, values
+
+  private Node sort(Sort sort) {
+    Node in = translate(sort.getInput());
+    long offset = sort.offset == null ? 0 : constant(sort.offset);
+    long fetch = sort.fetch == null ? Long.MAX_VALUE : constant(sort.fetch);
+    List<SortOperator.Key> keys = new ArrayList<>();
+    for (RelFieldCollation c : sort.getCollation().getFieldCollations()) {
+      boolean descending = c.getDirection().isDescending();
+      boolean nullsFirst = switch (c.nullDirection) {
+        case FIRST -> true;
+        case LAST -> false;
+        default -> descending;
+      };
+      keys.add(new SortOperator.Key(c.getFieldIndex(), descending, nullsFirst));
+    }
+    Schema schema = in.schema();
+    long needed = fetch == Long.MAX_VALUE ? Long.MAX_VALUE : Binder.saturatedAdd(offset, fetch);
+    return new Node(in.fields(), in.types(), a -> {
+      Operator op = in.open().apply(a);
+      if (!keys.isEmpty()) {
+        op = new SortOperator(op, schema, keys, needed, a);
+      }
+      if (offset > 0 || fetch != Long.MAX_VALUE) {
+        op = new LimitOperator(op, offset, fetch);
+      }
+      return op;
+    }, "Sort " + sort.getCollation() + (fetch == Long.MAX_VALUE ? "" : " limit " + fetch)
+        + (offset == 0 ? "" : " offset " + offset), List.of(in));
+  }
+
+  private static long constant(RexNode node) {
+    if (node instanceof RexLiteral literal) {
+      return literal.getValueAs(java.math.BigDecimal.class).longValueExact();
+    }
+    throw RexToExpr.unsupported("LIMIT or OFFSET that is not a constant");
+  }
+
+  private Node union(Union union) {
+    List<Node> inputs = new ArrayList<>();
+    List<String> names = union.getRowType().getFieldNames();
+    List<SqlType> types = null;
+    List<Node> translated = union.getInputs().stream().map(this::translate).toList();
+    for (Node in : translated) {
+      if (types == null) {
+        types = new ArrayList<>(in.types());
+      } else {
+        for (int i = 0; i < types.size(); i++) {
+          types.set(i, unionType(types.get(i), in.types().get(i)));
+        }
+      }
+    }
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      fields.add(field(names.get(i), types.get(i)));
+    }
+    for (Node in : translated) {
+      List<Expr> exprs = new ArrayList<>();
+      for (int i = 0; i < names.size(); i++) {
+        exprs.add(RexToExpr.cast(new Expr.Column(i, in.names().get(i), in.types().get(i)), types.get(i)));
+      }
+      inputs.add(project(in, exprs, fields, types, "Project (union column types)"));
+    }
+    List<SqlType> finalTypes = types;
+    Node all = new Node(fields, finalTypes, a -> {
+      List<Operator> ops = new ArrayList<>();
+      try {
+        for (Node in : inputs) {
+          ops.add(in.open().apply(a));
+        }
+      } catch (RuntimeException e) {
+        ops.forEach(Operator::close);
+        throw e;
+      }
+      return new UnionAllOperator(ops);
+    }, "UnionAll", inputs);
+    if (union.all) {
+      return all;
+    }
+    List<Expr> keys = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      keys.add(new Expr.Column(i, names.get(i), finalTypes.get(i)));
+    }
+    Schema schema = new Schema(fields);
+    return new Node(fields, finalTypes, a -> new HashAggregateOperator(all.open().apply(a), schema, keys, List.of(), a),
+        "HashAggregate (UNION distinct)", List.of(all));
+  }
+
+  private static SqlType unionType(SqlType a, SqlType b) {
+    if (a == null || b == null) {
+      throw RexToExpr.unsupported("UNION of nested-type columns");
+    }
+    SqlType t = a.kind() == b.kind() && a.kind() != SqlType.Kind.DECIMAL ? a : RexToExpr.common(a, b);
+    return t.withNullable(a.nullable() || b.nullable());
+  }
+
+  private Node values(Values values) {
+    List<String> names = values.getRowType().getFieldNames();
+    List<SqlType> types = values.getRowType().getFieldList().stream()
+        .map(f -> RelTypes.toLake(f.getType())).toList();
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      fields.add(field(names.get(i), types.get(i)));
+    }
+    List<List<Object>> rows = new ArrayList<>();
+    for (List<RexLiteral> tuple : values.getTuples()) {
+      List<Object> row = new ArrayList<>();
+      for (int i = 0; i < tuple.size(); i++) {
+        row.add(RexToExpr.literal(tuple.get(i), types.get(i)).value());
+      }
+      rows.add(row);
+    }
+    Schema schema = new Schema(fields);
+    return new Node(fields, types, a -> new ValuesOperator(schema, types, rows, a),
+        "Values rows=" + rows.size(), List.of());
+  }
+}

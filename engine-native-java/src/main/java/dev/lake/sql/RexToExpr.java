@@ -1,0 +1,349 @@
+package dev.lake.sql;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.ExecutionException;
+import dev.lake.exec.SqlType;
+import dev.lake.exec.expr.Expr;
+import dev.lake.exec.expr.Kernel;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.calcite.avatica.util.TimeUnitRange;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlLikeOperator;
+import org.apache.calcite.sql.type.SqlTypeFamily;
+import org.apache.calcite.sql.type.SqlTypeUtil;
+import org.apache.calcite.util.DateString;
+import org.apache.calcite.util.TimestampString;
+
+/**
+ * Translates Calcite row expressions over one input into lake's {@link Expr}, inserting the casts
+ * the kernels need (comparison operands of one type, float or decimal arithmetic on like
+ * operands) and folding constant subtrees, so {@code DATE '1998-12-01' - INTERVAL '90' DAY}
+ * becomes one date literal.
+ */
+final class RexToExpr {
+  private static final SqlType BOOL = SqlType.of(SqlType.Kind.BOOL, true);
+  private static final SqlType INT64 = SqlType.of(SqlType.Kind.INT64, true);
+  private static final SqlType FLOAT64 = SqlType.of(SqlType.Kind.FLOAT64, true);
+  private static final long MICROS_PER_DAY = 86_400_000_000L;
+
+  private final RexBuilder rexBuilder;
+  private final List<SqlType> types;
+  private final List<String> names;
+
+  RexToExpr(RexBuilder rexBuilder, List<SqlType> types, List<String> names) {
+    this.rexBuilder = rexBuilder;
+    this.types = types;
+    this.names = names;
+  }
+
+  Expr convert(RexNode rex) {
+    return conv(RexUtil.expandSearch(rexBuilder, null, rex));
+  }
+
+  private Expr conv(RexNode rex) {
+    return switch (rex) {
+      case RexInputRef ref -> {
+        SqlType t = types.get(ref.getIndex());
+        if (t == null) {
+          throw new SqlException(SqlException.Kind.UNSUPPORTED, "column " + names.get(ref.getIndex())
+              + " of type " + ref.getType().getFullTypeString() + " can only be passed through, not computed with");
+        }
+        yield new Expr.Column(ref.getIndex(), names.get(ref.getIndex()), t);
+      }
+      case RexLiteral literal -> literal(literal, RelTypes.toLake(literal.getType()));
+      case RexCall call -> fold(call(call));
+      default -> throw unsupported(rex.toString());
+    };
+  }
+
+  static SqlException unsupported(String what) {
+    return new SqlException(SqlException.Kind.UNSUPPORTED, what + " is not supported yet");
+  }
+
+  static Expr.Literal literal(RexLiteral literal, SqlType type) {
+    if (literal.isNull()) {
+      return new Expr.Literal(null, type);
+    }
+    Object value = switch (type.kind()) {
+      case NULL -> null;
+      case BOOL -> literal.getValueAs(Boolean.class);
+      case INT8, INT16, INT32, INT64 -> literal.getValueAs(BigDecimal.class).longValueExact();
+      case FLOAT32, FLOAT64 -> literal.getValueAs(BigDecimal.class) != null
+          ? literal.getValueAs(BigDecimal.class).doubleValue() : literal.getValueAs(Double.class);
+      case DECIMAL -> literal.getValueAs(BigDecimal.class).setScale(type.scale(), java.math.RoundingMode.HALF_UP);
+      case UTF8 -> literal.getValueAs(String.class);
+      case DATE -> (long) literal.getValueAs(DateString.class).getDaysSinceEpoch();
+      case TIMESTAMP -> {
+        LocalDateTime t = LocalDateTime.parse(literal.getValueAs(TimestampString.class).toString().replace(' ', 'T'));
+        yield t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1000;
+      }
+    };
+    return new Expr.Literal(value, type);
+  }
+
+  private Expr call(RexCall call) {
+    SqlKind kind = call.getKind();
+    List<RexNode> ops = call.getOperands();
+    return switch (kind) {
+      case AND, OR -> new Expr.Call(kind == SqlKind.AND ? Expr.Op.AND : Expr.Op.OR,
+          ops.stream().map(this::conv).toList(), BOOL);
+      case NOT -> new Expr.Call(Expr.Op.NOT, List.of(conv(ops.get(0))), BOOL);
+      case IS_NULL, IS_NOT_NULL -> new Expr.Call(kind == SqlKind.IS_NULL ? Expr.Op.IS_NULL : Expr.Op.IS_NOT_NULL,
+          List.of(conv(ops.get(0))), SqlType.of(SqlType.Kind.BOOL, false));
+      case IS_TRUE -> truth(conv(ops.get(0)), true, true);
+      case IS_NOT_TRUE -> truth(conv(ops.get(0)), true, false);
+      case IS_FALSE -> truth(new Expr.Call(Expr.Op.NOT, List.of(conv(ops.get(0))), BOOL), true, true);
+      case IS_NOT_FALSE -> truth(new Expr.Call(Expr.Op.NOT, List.of(conv(ops.get(0))), BOOL), true, false);
+      case EQUALS, NOT_EQUALS, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL ->
+          compare(kind, conv(ops.get(0)), conv(ops.get(1)));
+      case IS_DISTINCT_FROM, IS_NOT_DISTINCT_FROM -> {
+        Expr a = conv(ops.get(0));
+        Expr b = conv(ops.get(1));
+        Expr eq = compare(SqlKind.EQUALS, a, b);
+        Expr bothNull = new Expr.Call(Expr.Op.AND, List.of(isNull(a), isNull(b)), BOOL);
+        Expr anyNull = new Expr.Call(Expr.Op.OR, List.of(isNull(a), isNull(b)), BOOL);
+        Expr same = new Expr.Case(List.of(bothNull, anyNull), List.of(bool(true), bool(false)),
+            truth(eq, true, true), SqlType.of(SqlType.Kind.BOOL, false));
+        yield kind == SqlKind.IS_NOT_DISTINCT_FROM ? same
+            : new Expr.Call(Expr.Op.NOT, List.of(same), SqlType.of(SqlType.Kind.BOOL, false));
+      }
+      case PLUS, MINUS, TIMES, DIVIDE, MOD -> arithmetic(call);
+      case OTHER_FUNCTION, OTHER -> call.getOperator().getName().equals("DATETIME_PLUS") || call.getOperator().getName().equals("+")
+          ? arithmetic(call) : function(call);
+      case MINUS_PREFIX -> {
+        Expr a = conv(ops.get(0));
+        yield new Expr.Call(Expr.Op.NEG, List.of(a), a.type());
+      }
+      case PLUS_PREFIX -> conv(ops.get(0));
+      case CAST -> cast(conv(ops.get(0)), RelTypes.toLake(call.getType()));
+      case CASE -> {
+        SqlType type = RelTypes.toLake(call.getType());
+        List<Expr> whens = new ArrayList<>();
+        List<Expr> thens = new ArrayList<>();
+        for (int i = 0; i + 1 < ops.size(); i += 2) {
+          whens.add(conv(ops.get(i)));
+          thens.add(cast(conv(ops.get(i + 1)), type));
+        }
+        yield new Expr.Case(whens, thens, cast(conv(ops.getLast()), type), type);
+      }
+      case COALESCE -> {
+        SqlType type = RelTypes.toLake(call.getType());
+        Expr result = cast(conv(ops.getLast()), type);
+        for (int i = ops.size() - 2; i >= 0; i--) {
+          Expr a = conv(ops.get(i));
+          result = new Expr.Case(List.of(new Expr.Call(Expr.Op.IS_NOT_NULL, List.of(a), BOOL)),
+              List.of(cast(a, type)), result, type);
+        }
+        yield result;
+      }
+      case LIKE -> {
+        if (!(ops.get(1) instanceof RexLiteral pattern)
+            || (ops.size() > 2 && !(ops.get(2) instanceof RexLiteral))) {
+          throw unsupported("LIKE with a pattern that is not a constant");
+        }
+        Character escape = ops.size() > 2 ? ((RexLiteral) ops.get(2)).getValueAs(String.class).charAt(0) : null;
+        boolean negated = call.getOperator() instanceof SqlLikeOperator like && like.isNegated();
+        yield new Expr.Like(conv(ops.get(0)), pattern.getValueAs(String.class), escape, negated, BOOL);
+      }
+      case EXTRACT -> {
+        TimeUnitRange unit = ((RexLiteral) ops.get(0)).getValueAs(TimeUnitRange.class);
+        Expr.Op op = switch (unit) {
+          case YEAR -> Expr.Op.EXTRACT_YEAR;
+          case MONTH -> Expr.Op.EXTRACT_MONTH;
+          case DAY -> Expr.Op.EXTRACT_DAY;
+          default -> throw unsupported("EXTRACT(" + unit + ")");
+        };
+        yield new Expr.Call(op, List.of(conv(ops.get(1))), INT64);
+      }
+      default -> function(call);
+    };
+  }
+
+  private Expr function(RexCall call) {
+    String name = call.getOperator().getName().toUpperCase(java.util.Locale.ROOT);
+    List<Expr> args = call.getOperands().stream().map(this::conv).toList();
+    return switch (name) {
+      case "SUBSTRING" -> {
+        List<Expr> a = new ArrayList<>();
+        a.add(args.get(0));
+        for (int i = 1; i < args.size(); i++) {
+          a.add(cast(args.get(i), INT64));
+        }
+        yield new Expr.Call(Expr.Op.SUBSTRING, a, SqlType.of(SqlType.Kind.UTF8, true));
+      }
+      case "UPPER" -> new Expr.Call(Expr.Op.UPPER, args, SqlType.of(SqlType.Kind.UTF8, true));
+      case "LOWER" -> new Expr.Call(Expr.Op.LOWER, args, SqlType.of(SqlType.Kind.UTF8, true));
+      case "CHAR_LENGTH", "CHARACTER_LENGTH" -> new Expr.Call(Expr.Op.CHAR_LENGTH, args, INT64);
+      default -> throw unsupported("function " + call.getOperator().getName());
+    };
+  }
+
+  private static Expr isNull(Expr e) {
+    return new Expr.Call(Expr.Op.IS_NULL, List.of(e), SqlType.of(SqlType.Kind.BOOL, false));
+  }
+
+  private static Expr.Literal bool(boolean v) {
+    return new Expr.Literal(v, SqlType.of(SqlType.Kind.BOOL, false));
+  }
+
+  /** TRUE when {@code e} is TRUE (never unknown): {@code IS TRUE}, or its negation. */
+  private static Expr truth(Expr e, boolean whenTrue, boolean positive) {
+    return new Expr.Case(List.of(e), List.of(bool(positive == whenTrue)), bool(positive != whenTrue),
+        SqlType.of(SqlType.Kind.BOOL, false));
+  }
+
+  private Expr compare(SqlKind kind, Expr a, Expr b) {
+    SqlType common = common(a.type(), b.type());
+    Expr.Op op = switch (kind) {
+      case EQUALS -> Expr.Op.EQ;
+      case NOT_EQUALS -> Expr.Op.NE;
+      case LESS_THAN -> Expr.Op.LT;
+      case LESS_THAN_OR_EQUAL -> Expr.Op.LE;
+      case GREATER_THAN -> Expr.Op.GT;
+      default -> Expr.Op.GE;
+    };
+    return new Expr.Call(op, List.of(cast(a, common), cast(b, common)), BOOL);
+  }
+
+  /** The type two operands are compared (or joined) in. */
+  static SqlType common(SqlType a, SqlType b) {
+    if (a.kind() == b.kind() && a.kind() != SqlType.Kind.DECIMAL) {
+      return a;
+    }
+    if (a.kind() == SqlType.Kind.NULL) {
+      return b;
+    }
+    if (b.kind() == SqlType.Kind.NULL) {
+      return a;
+    }
+    if (a.isInteger() && b.isInteger()) {
+      return INT64;
+    }
+    if (a.isFloat() || b.isFloat()) {
+      if (a.isNumeric() && b.isNumeric()) {
+        return FLOAT64;
+      }
+    }
+    if (a.isNumeric() && b.isNumeric()) {
+      int scale = Math.max(a.scale(), b.scale());
+      return SqlType.decimal(SqlType.MAX_DECIMAL_PRECISION, scale, true);
+    }
+    boolean aTime = a.kind() == SqlType.Kind.DATE || a.kind() == SqlType.Kind.TIMESTAMP;
+    boolean bTime = b.kind() == SqlType.Kind.DATE || b.kind() == SqlType.Kind.TIMESTAMP;
+    if (aTime && bTime) {
+      return SqlType.of(SqlType.Kind.TIMESTAMP, true);
+    }
+    if (a.kind() == SqlType.Kind.UTF8) {
+      return b;
+    }
+    if (b.kind() == SqlType.Kind.UTF8) {
+      return a;
+    }
+    throw new SqlException(SqlException.Kind.INVALID, "cannot compare " + a + " with " + b);
+  }
+
+  static Expr cast(Expr e, SqlType to) {
+    SqlType from = e.type();
+    if (from.kind() == to.kind() && (to.kind() != SqlType.Kind.DECIMAL || from.scale() == to.scale())) {
+      return e;
+    }
+    if (from.isInteger() && to.isInteger() && to.kind() == SqlType.Kind.INT64) {
+      return e;
+    }
+    return fold(new Expr.Cast(e, to.withNullable(from.nullable() || to.nullable())));
+  }
+
+  private Expr arithmetic(RexCall call) {
+    RexNode x = call.getOperands().get(0);
+    RexNode y = call.getOperands().get(1);
+    boolean xInterval = SqlTypeUtil.isInterval(x.getType());
+    boolean yInterval = SqlTypeUtil.isInterval(y.getType());
+    SqlKind kind = call.getKind();
+    if (xInterval || yInterval) {
+      return dateArithmetic(kind, xInterval ? y : x, xInterval ? x : y);
+    }
+    SqlType type = RelTypes.toLake(call.getType());
+    Expr a = conv(x);
+    Expr b = conv(y);
+    Expr.Op op = switch (kind) {
+      case PLUS -> Expr.Op.ADD;
+      case MINUS -> Expr.Op.SUB;
+      case TIMES -> Expr.Op.MUL;
+      case DIVIDE -> Expr.Op.DIV;
+      default -> Expr.Op.MOD;
+    };
+    if (type.isFloat() || type.kind() == SqlType.Kind.DECIMAL) {
+      SqlType operand = type.isFloat() ? type : SqlType.decimal(SqlType.MAX_DECIMAL_PRECISION,
+          Math.max(a.type().scale(), b.type().scale()), true);
+      if (type.kind() == SqlType.Kind.DECIMAL && (a.type().isFloat() || b.type().isFloat())) {
+        operand = FLOAT64;
+        type = FLOAT64;
+      }
+      a = cast(a, operand);
+      b = cast(b, operand);
+    } else if (!type.isInteger()) {
+      throw new SqlException(SqlException.Kind.INVALID, "cannot compute " + call + " of type " + type);
+    }
+    return new Expr.Call(op, List.of(a, b), type);
+  }
+
+  private Expr dateArithmetic(SqlKind kind, RexNode datetime, RexNode interval) {
+    if (!(interval instanceof RexLiteral literal)) {
+      throw unsupported("interval arithmetic with a non-constant interval");
+    }
+    boolean minus = kind == SqlKind.MINUS;
+    BigDecimal amount = literal.getValueAs(BigDecimal.class);
+    boolean months = interval.getType().getSqlTypeName().getFamily() == SqlTypeFamily.INTERVAL_YEAR_MONTH;
+    Expr base = conv(datetime);
+    long n = amount.longValueExact() * (minus ? -1 : 1);
+    if (base instanceof Expr.Literal l && l.value() != null) {
+      long v = (Long) l.value();
+      if (base.type().kind() == SqlType.Kind.DATE) {
+        LocalDate d = LocalDate.ofEpochDay(v);
+        d = months ? d.plusMonths(n) : d.plusDays(Math.floorDiv(n, 86_400_000L));
+        return new Expr.Literal(d.toEpochDay(), base.type());
+      }
+      if (base.type().kind() == SqlType.Kind.TIMESTAMP) {
+        LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(v, 1_000_000L),
+            (int) Math.floorMod(v, 1_000_000L) * 1000, ZoneOffset.UTC);
+        t = months ? t.plusMonths(n) : t.plusNanos(n * 1_000_000L);
+        return new Expr.Literal(t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1000, base.type());
+      }
+    }
+    if (months) {
+      throw unsupported("adding a month or year interval to a date column");
+    }
+    long delta = base.type().kind() == SqlType.Kind.DATE ? Math.floorDiv(n, 86_400_000L) : n * 1000;
+    if (base.type().kind() != SqlType.Kind.DATE && base.type().kind() != SqlType.Kind.TIMESTAMP) {
+      throw new SqlException(SqlException.Kind.INVALID, "cannot add an interval to " + base.type());
+    }
+    return new Expr.Call(Expr.Op.ADD, List.of(base, new Expr.Literal(delta, INT64)), base.type());
+  }
+
+  private static final Batch ONE_ROW = new Batch(new VectorSchemaRoot(List.of(), List.of(), 1), null, 1);
+
+  /** Evaluates {@code e} now when it reads no column; errors are left for run time. */
+  static Expr fold(Expr e) {
+    if (e instanceof Expr.Literal || e.anyMatch(x -> x instanceof Expr.Column || x instanceof Expr.Agg)) {
+      return e;
+    }
+    try {
+      Object value = Kernel.compile(e).eval(ONE_ROW).get(0);
+      return new Expr.Literal(value, e.type());
+    } catch (ExecutionException | ClassCastException | ArithmeticException ex) {
+      return e;
+    }
+  }
+}

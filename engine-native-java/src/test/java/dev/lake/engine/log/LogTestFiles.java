@@ -1,0 +1,24 @@
+package dev.lake.engine.log;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/** File helpers for tests that manage their own directories. */
+final class LogTestFiles {
+
+  private LogTestFiles() {}
+
+  static void deleteTree(Path root) throws IOException {
+    if (root == null || !Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package dev.lake.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lake.engine.Version;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Joins, subqueries, set operations and WITH, planned relationally, over the fixture tables. */
+class SqlJoinTest extends SqlFixture {
+
+  @Test
+  void innerJoinWithResidualConditionPairsMatchingRows() {
+    assertEquals(List.of(list(1L, 2L), list(1L, 8L), list(2L, 8L), list(3L, 4L), list(6L, 7L)),
+        rows("SELECT a.id, b.id FROM episodes a JOIN episodes b ON a.robot = b.robot AND a.id < b.id "
+            + "ORDER BY 1, 2"));
+  }
+
+  @Test
+  void leftAndRightJoinsKeepUnmatchedRowsWithNulls() {
+    List<List<Object>> left = rows(
+        "SELECT e.id, s.x FROM episodes e LEFT JOIN demo.shared s ON e.id = s.x WHERE e.id <= 3 ORDER BY e.id");
+    assertEquals(List.of(list(1L, 1), list(2L, null), list(3L, null)), left);
+    List<List<Object>> right = rows(
+        "SELECT s.x, e.id FROM demo.shared s RIGHT JOIN episodes e ON e.id = s.x WHERE e.id <= 2 ORDER BY e.id");
+    assertEquals(List.of(list(1, 1L), list(null, 2L)), right);
+  }
+
+  @Test
+  void inAndExistsSubqueriesAreSemiAndAntiJoinsWithSqlNullSemantics() {
+    assertEquals(List.of(1L, 2L, 8L), column(rows(
+        "SELECT id FROM episodes WHERE robot IN (SELECT robot FROM episodes WHERE task = 'place') ORDER BY id")));
+    assertEquals(List.of(), rows(
+        "SELECT id FROM episodes WHERE robot NOT IN (SELECT robot FROM episodes WHERE task = 'place')"),
+        "NOT IN over a set holding NULL is never true");
+    assertEquals(List.of(4L, 5L, 7L, 8L), column(rows(
+        "SELECT id FROM episodes e WHERE NOT EXISTS "
+            + "(SELECT 1 FROM episodes f WHERE f.robot = e.robot AND f.id > e.id) ORDER BY id")));
+  }
+
+  @Test
+  void scalarSubqueriesCompareWithOneValueAndFailOnMoreThanOneRow() {
+    assertEquals(List.of(2L, 5L, 8L), column(rows(
+        "SELECT id FROM episodes WHERE duration_s > (SELECT avg(duration_s) FROM episodes) ORDER BY id")));
+    assertEquals(List.of(list(1L, 3L), list(2L, 3L)), rows(
+        "SELECT id, (SELECT count(*) FROM episodes f WHERE f.robot = e.robot) FROM episodes e "
+            + "WHERE id <= 2 ORDER BY id"));
+    SqlException e = assertThrows(SqlException.class,
+        () -> rows("SELECT (SELECT id FROM episodes) FROM demo.shared"));
+    assertEquals(SqlException.Kind.EXECUTION, e.kind());
+    assertTrue(e.getMessage().contains("more than one row"), e.getMessage());
+  }
+
+  @Test
+  void withUnionAndDerivedTablesCompose() {
+    assertEquals(List.of("bb8", "c3po", "r2d2", "x"), column(rows(
+        "WITH t AS (SELECT robot FROM episodes WHERE robot IS NOT NULL) "
+            + "SELECT robot FROM t UNION SELECT 'x' ORDER BY 1")));
+    assertEquals(List.of(list(3L)), rows(
+        "SELECT count(*) FROM (SELECT x FROM demo.shared UNION ALL SELECT x FROM lab.shared "
+            + "UNION ALL SELECT 7) AS u (x)"));
+  }
+
+  @Test
+  void timeTravelAndPinsApplyToJoinedTables() {
+    PreparedQuery q = engine.prepare(
+        "SELECT count(*) FROM episodes FOR VERSION AS OF 1 a JOIN demo.shared s ON a.id = s.x");
+    assertEquals(List.of(list(1L)), rows(q));
+    assertEquals(Version.of(1), q.pins().get(EPISODES));
+    PreparedQuery pinned = engine.prepare(
+        "SELECT count(*) FROM episodes a JOIN demo.shared s ON a.id >= s.x",
+        java.util.Map.of(EPISODES, Version.of(1)));
+    assertEquals(List.of(list(6L)), rows(pinned));
+    SqlException missing = assertThrows(SqlException.class, () -> engine.prepare(
+        "SELECT count(*) FROM episodes FOR VERSION AS OF 9 a JOIN demo.shared s ON a.id = s.x"));
+    assertEquals(SqlException.Kind.VERSION_NOT_FOUND, missing.kind());
+  }
+
+  @Test
+  void divisionByZeroInAJoinFailsAtExecution() {
+    PreparedQuery q = engine.prepare("SELECT e.id / (s.x - 1) FROM episodes e JOIN demo.shared s ON e.id = s.x");
+    SqlException e = assertThrows(SqlException.class, () -> rows(q));
+    assertEquals(SqlException.Kind.EXECUTION, e.kind());
+    assertTrue(e.getMessage().contains("division by zero"), e.getMessage());
+  }
+}
