@@ -60,7 +60,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The {@code log} format against plain Arrow IPC files on the same disk: appending the same
  * batches (log: one version with fsynced segments and commit entry, into a table created before
- * the timed call; IPC: one new file, fsynced), scanning every column back, and a 1% range scan on
+ * the timed call; IPC: one new file, fsynced, and again with its directory fsynced too so that its
+ * name is as durable as a log version's), scanning every column back, and a 1% range scan on
  * the sorted {@code id} column. Creating and dropping the table, and deleting the IPC file, happen
  * outside the timed call ({@link Level#Invocation} fixtures: each call takes hundreds of
  * milliseconds, far above their overhead). The range scan's {@code blocksRead} and
@@ -186,6 +187,20 @@ public class LogFormatBenchmark {
   @Benchmark
   public long appendArrowIpc(NewFile target) throws IOException {
     return writeIpc(target.file);
+  }
+
+  /**
+   * The durable equivalent of a log append for one IPC file: {@link #appendArrowIpc} fsyncs the
+   * file's bytes but not its name; this also fsyncs the directory, as the log format does for
+   * its segment before committing.
+   */
+  @Benchmark
+  public long appendArrowIpcDurableName(NewFile target) throws IOException {
+    long size = writeIpc(target.file);
+    try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
+      directory.force(true);
+    }
+    return size;
   }
 
   @Benchmark

@@ -186,7 +186,7 @@ final class RelTranslator {
     java.util.function.BiFunction<Operator, BufferAllocator, Operator> above = (scanOp, allocator) -> {
       Operator op = scanOp;
       if (finalPredicate != null) {
-        op = new FilterOperator(op, Kernel.compile(finalPredicate));
+        op = new FilterOperator(op, finalPredicate);
       }
       if (empty) {
         op = new ProjectOperator(op, new Schema(List.of()), List.of(), allocator);
@@ -233,13 +233,53 @@ final class RelTranslator {
         && columnRefs(project) != null) {
       return scan(scan, columnRefs(project), filter.getCondition());
     }
+    Node anti = antiJoin(filter);
+    if (anti != null) {
+      return anti;
+    }
     Node in = translate(input);
     Expr predicate = rex(in).convert(filter.getCondition());
     return new Node(in.fields(), in.types(),
-        a -> new FilterOperator(in.open().apply(a), Kernel.compile(predicate)),
+        a -> new FilterOperator(in.open().apply(a), predicate),
         () -> "Filter " + filter.getCondition(), List.of(in),
         in.pipeline() == null ? null
-            : in.pipeline().then((op, a) -> new FilterOperator(op, Kernel.compile(predicate))));
+            : in.pipeline().then((op, a) -> new FilterOperator(op, predicate)));
+  }
+
+  /**
+   * {@code LEFT JOIN ... WHERE r IS NULL} for a column {@code r} of the right side that is never
+   * NULL itself (how the decorrelator writes NOT EXISTS) keeps exactly the left rows without a
+   * match: an anti join, followed by NULLs for the right side's columns. Null otherwise.
+   */
+  private Node antiJoin(Filter filter) {
+    if (!(filter.getInput() instanceof Join join) || join.getJoinType() != JoinRelType.LEFT
+        || !(filter.getCondition() instanceof RexCall call) || call.getKind() != SqlKind.IS_NULL
+        || !(call.getOperands().getFirst() instanceof RexInputRef ref)) {
+      return null;
+    }
+    int nLeft = join.getLeft().getRowType().getFieldCount();
+    if (ref.getIndex() < nLeft
+        || join.getRight().getRowType().getFieldList().get(ref.getIndex() - nLeft).getType().isNullable()) {
+      return null;
+    }
+    Node anti = join(join.copy(join.getTraitSet(), join.getCondition(), join.getLeft(), join.getRight(),
+        JoinRelType.ANTI, join.isSemiJoinDone()));
+    Node right = anti.inputs().get(1);
+    List<Expr> exprs = new ArrayList<>();
+    List<Field> fields = new ArrayList<>();
+    List<SqlType> types = new ArrayList<>();
+    for (int i = 0; i < nLeft; i++) {
+      exprs.add(new Expr.Column(i, anti.names().get(i), anti.types().get(i)));
+      fields.add(anti.fields().get(i));
+      types.add(anti.types().get(i));
+    }
+    for (int i = 0; i < right.fields().size(); i++) {
+      SqlType t = right.types().get(i).withNullable(true);
+      exprs.add(new Expr.Literal(null, t));
+      fields.add(field(right.names().get(i), t));
+      types.add(t);
+    }
+    return project(anti, exprs, fields, types, "Project (NULL right columns of NOT EXISTS)");
   }
 
   private Node project(Project project) {
@@ -294,18 +334,23 @@ final class RelTranslator {
     if (aggregate.getGroupType() != Aggregate.Group.SIMPLE) {
       throw RexToExpr.unsupported("GROUPING SETS, ROLLUP and CUBE");
     }
-    Node in = translate(aggregate.getInput());
+    // Over a computing projection, the aggregate evaluates the projected expressions itself on
+    // the projection's input: no intermediate vectors are written and read back.
+    Fused fusion = fusedProjection(aggregate.getInput());
+    List<Expr> fused = fusion == null ? null : fusion.exprs();
+    Node in = fusion == null ? translate(aggregate.getInput()) : fusion.input();
     List<String> names = aggregate.getRowType().getFieldNames();
+    List<String> inNames = aggregate.getInput().getRowType().getFieldNames();
     List<Expr> keys = new ArrayList<>();
     List<Field> fields = new ArrayList<>();
     List<SqlType> types = new ArrayList<>();
     int k = 0;
     for (int g : aggregate.getGroupSet()) {
-      SqlType t = in.types().get(g);
+      SqlType t = fused != null ? fused.get(g).type() : in.types().get(g);
       if (t == null) {
-        throw RexToExpr.unsupported("grouping by column " + in.names().get(g) + " of a nested type");
+        throw RexToExpr.unsupported("grouping by column " + inNames.get(g) + " of a nested type");
       }
-      keys.add(new Expr.Column(g, in.names().get(g), t));
+      keys.add(fused != null ? fused.get(g) : new Expr.Column(g, in.names().get(g), t));
       fields.add(field(names.get(k), t));
       types.add(t);
       k++;
@@ -335,10 +380,14 @@ final class RelTranslator {
       Expr arg = null;
       if (!call.getArgList().isEmpty()) {
         int a = call.getArgList().getFirst();
-        if (in.types().get(a) == null) {
-          throw RexToExpr.unsupported("aggregating column " + in.names().get(a) + " of a nested type");
+        if (fused != null) {
+          arg = fused.get(a);
+        } else {
+          if (in.types().get(a) == null) {
+            throw RexToExpr.unsupported("aggregating column " + in.names().get(a) + " of a nested type");
+          }
+          arg = new Expr.Column(a, in.names().get(a), in.types().get(a));
         }
-        arg = new Expr.Column(a, in.names().get(a), in.types().get(a));
       }
       Expr.AggFn fn = switch (kind) {
         case COUNT -> Expr.AggFn.COUNT;
@@ -395,6 +444,34 @@ final class RelTranslator {
     }
     return project(agg, exprs, outFields, outTypes, "Project (SUM0 of no rows is 0; LITERAL_AGG)");
   }
+
+  /**
+   * The expressions of {@code input} when it is a projection the aggregate can evaluate itself
+   * (over its own input), or null: a projection of bare columns over a scan is already free, and
+   * one passing a nested column through is left to {@link ProjectOperator}.
+   */
+  private Fused fusedProjection(RelNode input) {
+    if (!(input instanceof Project project)) {
+      return null;
+    }
+    List<Integer> refs = columnRefs(project);
+    if (refs != null && project.getInput() instanceof TableScan) {
+      return null;
+    }
+    Node below = translate(project.getInput());
+    List<Expr> exprs = new ArrayList<>();
+    RexToExpr rex = rex(below);
+    for (RexNode e : project.getProjects()) {
+      if (e instanceof RexInputRef ref && below.types().get(ref.getIndex()) == null) {
+        return null;
+      }
+      exprs.add(rex.convert(e));
+    }
+    return new Fused(below, exprs);
+  }
+
+  /** A projection's input and its expressions over that input. */
+  private record Fused(Node input, List<Expr> exprs) {}
 
   private static boolean decomposable(Expr.Agg call) {
     return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE

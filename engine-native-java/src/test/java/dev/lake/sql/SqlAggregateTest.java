@@ -64,6 +64,20 @@ class SqlAggregateTest extends SqlFixture {
   }
 
   @Test
+  void groupByThreeKeysOfMixedTypesComputedOrRead() {
+    String values = "(VALUES ('x', CAST(0.0 AS DOUBLE), 1), ('x', CAST(-0.0 AS DOUBLE), 1), "
+        + "('x', CAST(1.5 AS DOUBLE), 1), (CAST(NULL AS VARCHAR), CAST(1.5 AS DOUBLE), 2), "
+        + "('x', CAST(1.5 AS DOUBLE), 1), ('yy', CAST(NULL AS DOUBLE), 2), "
+        + "(CAST(NULL AS VARCHAR), CAST(1.5 AS DOUBLE), 2)) AS t(a, b, c)";
+    List<List<Object>> expected = List.of(
+        list("X", 0.0, 1, 2L), list("X", 1.5, 1, 2L), list("YY", null, 2, 1L), list(null, 1.5, 2, 2L));
+    assertEquals(expected, rows("SELECT upper(a), b, c, count(*) FROM " + values
+        + " GROUP BY upper(a), b, c ORDER BY 1 NULLS LAST, 2 NULLS FIRST"));
+    assertEquals(expected, rows("SELECT upper(a), b, c, count(*) FROM " + values
+        + " GROUP BY a, b, c ORDER BY 1 NULLS LAST, 2 NULLS FIRST"));
+  }
+
+  @Test
   void groupByExpressionsAliasesAndOrdinals() {
     List<List<Object>> expected = List.of(list(false, 3L), list(true, 5L));
     assertEquals(expected, rows("SELECT id > 3, count(*) FROM episodes GROUP BY id > 3 ORDER BY 1"));

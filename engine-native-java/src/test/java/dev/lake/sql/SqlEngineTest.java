@@ -15,6 +15,17 @@ import org.junit.jupiter.api.Test;
 class SqlEngineTest extends SqlFixture {
 
   @Test
+  void stringEqualityAndInListsFollowSqlNullRules() {
+    assertEquals(List.of(list(3L)), rows("SELECT count(*) FROM episodes WHERE robot = 'r2d2'"));
+    assertEquals(List.of(list(3L)), rows("SELECT count(*) FROM episodes WHERE 'r2d2' = robot"));
+    assertEquals(List.of(list(4L)), rows("SELECT count(*) FROM episodes WHERE robot <> 'r2d2'"));
+    assertEquals(List.of(list(4L)), rows("SELECT count(*) FROM episodes WHERE robot IN ('bb8', 'c3po', 'x')"));
+    assertEquals(List.of(list(5L)), rows("SELECT count(*) FROM episodes WHERE robot NOT IN ('bb8', 'x')"));
+    assertEquals(List.of(list(0L)), rows("SELECT count(*) FROM episodes WHERE robot NOT IN ('bb8', NULL)"));
+    assertEquals(List.of(list(0L)), rows("SELECT count(*) FROM episodes WHERE robot = 'r2d'"));
+  }
+
+  @Test
   void selectStarReturnsEveryRowOfTheLatestVersionWithTheTableSchema() {
     PreparedQuery q = engine.prepare("SELECT * FROM demo.episodes");
     assertEquals(EPISODE_SCHEMA, q.schema());

@@ -38,6 +38,10 @@ class SqlJoinTest extends SqlFixture {
     assertEquals(List.of(4L, 5L, 7L, 8L), column(rows(
         "SELECT id FROM episodes e WHERE NOT EXISTS "
             + "(SELECT 1 FROM episodes f WHERE f.robot = e.robot AND f.id > e.id) ORDER BY id")));
+    List<Object> plan = column(rows("EXPLAIN SELECT id FROM episodes e WHERE NOT EXISTS "
+        + "(SELECT 1 FROM episodes f WHERE f.robot = e.robot AND f.id > e.id)"));
+    assertTrue(plan.stream().anyMatch(l -> ((String) l).contains("HashJoin ANTI")), plan.toString());
+    assertTrue(plan.stream().noneMatch(l -> ((String) l).contains("HashJoin LEFT")), plan.toString());
   }
 
   @Test

@@ -38,7 +38,7 @@ final class LogEngine implements TableEngine {
       Set.of(DATA + "/", CommitLog.LOG, CommitLog.CHECKPOINTS, CommitLog.EXPIRED);
 
   record Settings(int blockRows, long segmentBytes, int commitRetries, int checkpointInterval,
-      Duration orphanGrace, S3Settings s3) {}
+      Duration orphanGrace, long mapBytes, S3Settings s3) {}
 
   private final Settings settings;
   private S3Client s3;

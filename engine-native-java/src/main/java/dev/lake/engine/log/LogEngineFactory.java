@@ -22,6 +22,9 @@ import java.util.Map;
  *   <li>{@code log.orphan.grace.seconds}: expiry deletes a segment no version ever named only once
  *       it is this old (default 3600), so an append still writing is never robbed; 0 is for
  *       tables with a single writer that runs maintenance itself;
+ *   <li>{@code log.read.map.bytes}: how many bytes of local segments an open table keeps
+ *       memory-mapped for reading, least recently used out first (default 4 GiB); 0 reads by
+ *       copying;
  *   <li>{@code log.s3.*}: S3 endpoint, region, path-style and credentials, see {@link S3Settings}.
  * </ul>
  */
@@ -44,8 +47,11 @@ public final class LogEngineFactory implements TableEngineFactory {
     String grace = properties.getOrDefault("log.orphan.grace.seconds", "3600");
     long graceSeconds = "0".equals(grace.trim()) ? 0
         : positive(properties, "log.orphan.grace.seconds", 3600, Long.MAX_VALUE / 1_000_000_000L);
+    String map = properties.getOrDefault("log.read.map.bytes", "4294967296");
+    long mapBytes = "0".equals(map.trim()) ? 0
+        : positive(properties, "log.read.map.bytes", 4L << 30, Long.MAX_VALUE);
     return new LogEngine(new LogEngine.Settings(blockRows, segmentBytes, retries, checkpointInterval,
-        Duration.ofSeconds(graceSeconds), S3Settings.from(properties)));
+        Duration.ofSeconds(graceSeconds), mapBytes, S3Settings.from(properties)));
   }
 
   private static long positive(Map<String, String> properties, String key, long fallback, long max) {

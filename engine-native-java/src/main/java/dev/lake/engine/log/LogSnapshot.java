@@ -114,7 +114,7 @@ final class LogSnapshot implements Snapshot {
     LiveSegment segment = u.segment();
     return SegmentFile.openBlocks(
         handle.store(), LogTableHandle.segmentKey(segment.ref().file()), u.footer(), u.blocks(),
-        projection, allocator,
+        projection, allocator, handle.mappings(),
         (detail, cause) -> handle.corruptOrExpired(version, segment, ": " + detail, cause));
   }
 

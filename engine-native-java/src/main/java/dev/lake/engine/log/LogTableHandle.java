@@ -19,6 +19,7 @@ import dev.lake.engine.log.commit.HistoryEntry;
 import dev.lake.engine.log.commit.LiveSegment;
 import dev.lake.engine.log.commit.SegmentRef;
 import dev.lake.engine.log.segment.SegmentAppender;
+import dev.lake.engine.log.segment.SegmentMappings;
 import dev.lake.engine.log.segment.SegmentFooter;
 import dev.lake.engine.log.segment.SegmentFormatException;
 import dev.lake.engine.log.segment.SegmentFile;
@@ -49,6 +50,7 @@ final class LogTableHandle implements TableHandle {
   private final ObjectStore store;
   private final Object refreshLock = new Object();
   private final ConcurrentHashMap<String, SegmentFooter> footers = new ConcurrentHashMap<>();
+  private final SegmentMappings mappings;
   private volatile TableState state;
 
   LogTableHandle(TableLocation location, LogEngine.Settings settings, CommitLog log, TableState state) {
@@ -57,6 +59,7 @@ final class LogTableHandle implements TableHandle {
     this.log = log;
     this.store = log.store();
     this.state = state;
+    this.mappings = new SegmentMappings(settings.mapBytes());
   }
 
   /**
@@ -306,6 +309,11 @@ final class LogTableHandle implements TableHandle {
   @Override
   public void close() {
     footers.clear();
+    mappings.close();
+  }
+
+  SegmentMappings mappings() {
+    return mappings;
   }
 
   CommitLog log() {

@@ -2,32 +2,63 @@ package dev.lake.exec.op;
 
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
+import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
+import java.util.ArrayList;
+import java.util.List;
 
-/** Keeps the rows where the predicate is TRUE by narrowing the selection; copies no data. */
+/**
+ * Keeps the rows where the predicate is TRUE by narrowing the selection; copies no data. A
+ * conjunction is evaluated one term at a time, each over the rows the previous terms kept (a row
+ * any term finds FALSE or unknown is dropped whatever the others say).
+ */
 public final class FilterOperator implements Operator {
   private final Operator input;
-  private final Kernel predicate;
+  private final List<Kernel> terms;
 
   public FilterOperator(Operator input, Kernel predicate) {
     this.input = input;
-    this.predicate = predicate;
+    this.terms = List.of(predicate);
+  }
+
+  /** A filter on {@code predicate}, split at its top-level ANDs. */
+  public FilterOperator(Operator input, Expr predicate) {
+    this.input = input;
+    List<Expr> conjuncts = new ArrayList<>();
+    flatten(predicate, conjuncts);
+    this.terms = conjuncts.stream().map(Kernel::compile).toList();
+  }
+
+  private static void flatten(Expr e, List<Expr> out) {
+    if (e instanceof Expr.Call c && c.op() == Expr.Op.AND) {
+      for (Expr arg : c.args()) {
+        flatten(arg, out);
+      }
+    } else {
+      out.add(e);
+    }
   }
 
   @Override
   public Batch next() {
     Batch batch;
     while ((batch = input.next()) != null) {
-      Col.Bools keep = (Col.Bools) predicate.eval(batch);
-      int[] selection = new int[batch.count()];
-      int count = 0;
-      for (int i = 0; i < batch.count(); i++) {
-        if (keep.isTrue(i)) {
-          selection[count++] = batch.row(i);
+      for (Kernel term : terms) {
+        Col.Bools keep = (Col.Bools) term.eval(batch);
+        int[] selection = new int[batch.count()];
+        int count = 0;
+        for (int i = 0; i < batch.count(); i++) {
+          if (keep.isTrue(i)) {
+            selection[count++] = batch.row(i);
+          }
+        }
+        batch = new Batch(batch.root(), selection, count);
+        if (count == 0) {
+          break;
         }
       }
-      if (count > 0) {
-        return new Batch(batch.root(), selection, count);
+      if (batch.count() > 0) {
+        return batch;
       }
     }
     return null;

@@ -8,10 +8,7 @@ import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -29,10 +26,12 @@ public final class HashAggregateOperator implements Operator {
 
   private final Operator input;
   private final Schema schema;
-  private final List<Kernel> keys;
+  private final List<Expr> keyExprs;
   private final List<SqlType> keyTypes;
   private final List<Expr.Agg> aggs;
-  private final List<Kernel> aggArgs;
+  /** The distinct aggregate arguments, each evaluated once a batch; -1 in argSlot for count(*). */
+  private final List<Kernel> aggArgs = new ArrayList<>();
+  private final int[] argSlot;
   private final BufferAllocator allocator;
   private VectorSchemaRoot output;
   private int emitted;
@@ -42,10 +41,25 @@ public final class HashAggregateOperator implements Operator {
       Operator input, Schema schema, List<Expr> keys, List<Expr.Agg> aggs, BufferAllocator allocator) {
     this.input = input;
     this.schema = schema;
-    this.keys = keys.stream().map(Kernel::compile).toList();
+    this.keyExprs = List.copyOf(keys);
     this.keyTypes = keys.stream().map(Expr::type).toList();
     this.aggs = List.copyOf(aggs);
-    this.aggArgs = aggs.stream().map(a -> a.arg() == null ? null : Kernel.compile(a.arg())).toList();
+    this.argSlot = new int[aggs.size()];
+    List<Expr> distinct = new ArrayList<>();
+    for (int a = 0; a < aggs.size(); a++) {
+      Expr arg = aggs.get(a).arg();
+      if (arg == null) {
+        argSlot[a] = -1;
+        continue;
+      }
+      int slot = distinct.indexOf(arg);
+      if (slot < 0) {
+        slot = distinct.size();
+        distinct.add(arg);
+        aggArgs.add(Kernel.compile(arg));
+      }
+      argSlot[a] = slot;
+    }
     this.allocator = allocator;
   }
 
@@ -80,78 +94,31 @@ public final class HashAggregateOperator implements Operator {
 
   private void aggregate() {
     List<Accumulator> accumulators = aggs.stream().map(Accumulator::create).toList();
-    Map<Object, Integer> groupIds = new HashMap<>();
-    List<List<Object>> keyValues = new ArrayList<>();
-    for (int k = 0; k < keys.size(); k++) {
-      keyValues.add(new ArrayList<>());
-    }
-    int groupCount = keys.isEmpty() ? 1 : 0;
-    LongGroupTable longGroups = new LongGroupTable();
-    int nullGroup = -1;
+    GroupKeys groupKeys = new GroupKeys(keyExprs);
     Batch batch;
     while ((batch = input.next()) != null) {
       int n = batch.count();
       int[] groups = new int[n];
-      if (keys.size() == 1 && keyTypes.get(0).isLongBacked()) {
-        Col.Longs key = (Col.Longs) keys.get(0).eval(batch);
-        for (int i = 0; i < n; i++) {
-          int id;
-          if (key.nulls[i]) {
-            if (nullGroup < 0) {
-              nullGroup = groupCount++;
-              keyValues.get(0).add(null);
-            }
-            id = nullGroup;
-          } else {
-            id = longGroups.getOrAdd(key.values[i], groupCount);
-            if (id == groupCount) {
-              groupCount++;
-              keyValues.get(0).add(key.values[i]);
-            }
-          }
-          groups[i] = id;
-        }
-      } else if (!keys.isEmpty()) {
-        Col[] keyCols = new Col[keys.size()];
-        for (int k = 0; k < keyCols.length; k++) {
-          keyCols[k] = keys.get(k).eval(batch);
-        }
-        for (int i = 0; i < n; i++) {
-          Object key;
-          if (keyCols.length == 1) {
-            key = normaliseKey(keyCols[0].get(i));
-          } else {
-            Object[] parts = new Object[keyCols.length];
-            for (int k = 0; k < parts.length; k++) {
-              parts[k] = normaliseKey(keyCols[k].get(i));
-            }
-            key = Arrays.asList(parts);
-          }
-          Integer id = groupIds.get(key);
-          if (id == null) {
-            id = groupCount++;
-            groupIds.put(key, id);
-            for (int k = 0; k < keyCols.length; k++) {
-              keyValues.get(k).add(keyCols[k].get(i));
-            }
-          }
-          groups[i] = id;
-        }
+      groupKeys.assign(batch, groups);
+      int groupCount = groupKeys.groupCount();
+      Col[] args = new Col[aggArgs.size()];
+      for (int j = 0; j < args.length; j++) {
+        args[j] = aggArgs.get(j).eval(batch);
       }
       for (int a = 0; a < accumulators.size(); a++) {
-        Kernel arg = aggArgs.get(a);
-        accumulators.get(a).add(groups, n, arg == null ? null : arg.eval(batch), groupCount);
+        accumulators.get(a).add(groups, n, argSlot[a] < 0 ? null : args[argSlot[a]], groupCount);
       }
     }
+    int groupCount = groupKeys.groupCount();
     List<FieldVector> vectors = new ArrayList<>();
     try {
-      for (int k = 0; k < keys.size(); k++) {
+      for (int k = 0; k < keyExprs.size(); k++) {
         FieldVector v = schema.getFields().get(k).createVector(allocator);
         vectors.add(v);
-        Vectors.write(Vectors.fromObjects(keyTypes.get(k), keyValues.get(k)), v);
+        Vectors.write(Vectors.fromObjects(keyTypes.get(k), groupKeys.values(k)), v);
       }
       for (int a = 0; a < accumulators.size(); a++) {
-        FieldVector v = schema.getFields().get(keys.size() + a).createVector(allocator);
+        FieldVector v = schema.getFields().get(keyExprs.size() + a).createVector(allocator);
         vectors.add(v);
         Vectors.write(accumulators.get(a).result(groupCount), v);
       }

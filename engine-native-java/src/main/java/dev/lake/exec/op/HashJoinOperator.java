@@ -173,7 +173,37 @@ public final class HashJoinOperator implements Operator {
     int[] pp = new int[Math.max(16, n)];
     int[] bp = new int[pp.length];
     int pairs = 0;
-    for (int i = 0; i < n; i++) {
+    // One BIGINT/INTEGER/DATE key: compare the primitive values, no per-candidate dispatch.
+    boolean oneLong = keys.length == 1 && keys[0] instanceof Col.Longs
+        && buildKeyCols[0] instanceof Col.Longs && !nullSafe[0];
+    long[] probeLongs = oneLong ? ((Col.Longs) keys[0]).values : null;
+    boolean[] probeNulls = oneLong ? ((Col.Longs) keys[0]).nulls : null;
+    long[] buildLongs = oneLong ? ((Col.Longs) buildKeyCols[0]).values : null;
+    for (int i = 0; oneLong && i < n; i++) {
+      if (probeNulls[i]) {
+        continue;
+      }
+      int h = hashes[i];
+      long key = probeLongs[i];
+      for (int r = head[h & mask]; r >= 0; r = chain[r]) {
+        // Build rows with a NULL key are not chained, so equal values are non-null matches.
+        if (buildLongs[r] != key) {
+          continue;
+        }
+        if (firstMatchOnly) {
+          matched[i] = true;
+          break;
+        }
+        if (pairs == pp.length) {
+          pp = Arrays.copyOf(pp, pairs * 2);
+          bp = Arrays.copyOf(bp, pairs * 2);
+        }
+        pp[pairs] = i;
+        bp[pairs] = r;
+        pairs++;
+      }
+    }
+    for (int i = 0; !oneLong && i < n; i++) {
       if (hasNullKey(keys, i)) {
         continue;
       }
@@ -195,16 +225,11 @@ public final class HashJoinOperator implements Operator {
         pairs++;
       }
     }
-    Col[] probeCols = null;
-    if (type == Type.INNER || type == Type.LEFT || (residual != null && pairs > 0)) {
-      probeCols = new Col[probeTypes.size()];
-      for (int c = 0; c < probeCols.length; c++) {
-        probeCols[c] = Vectors.read(batch.root().getVector(c), batch);
-      }
-    }
+    // Probe columns are read into Java arrays only when materialize cannot copy them directly.
+    Col[] probeCols = new Col[probeTypes.size()];
     int[] selection = null;
     if (residual != null && pairs > 0) {
-      output = materialize(probeCols, pp, bp, pairs);
+      output = materialize(batch, probeCols, pp, bp, pairs);
       Col.Bools ok = (Col.Bools) residual.eval(Batch.dense(output));
       selection = new int[pairs];
       int kept = 0;
@@ -230,7 +255,7 @@ public final class HashJoinOperator implements Operator {
     }
     switch (type) {
       case INNER -> {
-        output = materialize(probeCols, pp, bp, pairs);
+        output = materialize(batch, probeCols, pp, bp, pairs);
         return Batch.dense(output);
       }
       case LEFT -> {
@@ -251,7 +276,7 @@ public final class HashJoinOperator implements Operator {
             pairs++;
           }
         }
-        output = materialize(probeCols, pp, bp, pairs);
+        output = materialize(batch, probeCols, pp, bp, pairs);
         return Batch.dense(output);
       }
       default -> {
@@ -277,13 +302,27 @@ public final class HashJoinOperator implements Operator {
     return true;
   }
 
-  private VectorSchemaRoot materialize(Col[] probeCols, int[] pp, int[] bp, int count) {
+  private VectorSchemaRoot materialize(Batch batch, Col[] probeCols, int[] pp, int[] bp, int count) {
     List<Field> fields = combined.getFields();
     List<FieldVector> vectors = new ArrayList<>(fields.size());
     try {
+      int[] rows = null;
       for (int c = 0; c < probeCols.length; c++) {
         FieldVector v = fields.get(c).createVector(allocator);
         vectors.add(v);
+        FieldVector source = batch.root().getVector(c);
+        if (probeCols[c] == null) {
+          if (rows == null) {
+            rows = new int[count];
+            for (int p = 0; p < count; p++) {
+              rows[p] = batch.row(pp[p]);
+            }
+          }
+          if (Vectors.gatherWithoutNulls(source, rows, count, v)) {
+            continue;
+          }
+          probeCols[c] = Vectors.read(source, batch);
+        }
         Vectors.write(Cols.gather(probeCols[c], probeTypes.get(c), pp, count), v);
       }
       for (int c = 0; c < buildCols.length; c++) {

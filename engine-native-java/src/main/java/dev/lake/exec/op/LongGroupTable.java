@@ -10,6 +10,11 @@ final class LongGroupTable {
   private boolean[] used = new boolean[64];
   private int size;
 
+  /** How many keys the table holds. */
+  int size() {
+    return size;
+  }
+
   /** The id of {@code key}; if absent, records {@code candidate} as its id and returns it. */
   int getOrAdd(long key, int candidate) {
     int mask = keys.length - 1;

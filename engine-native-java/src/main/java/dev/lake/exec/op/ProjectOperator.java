@@ -64,6 +64,9 @@ public final class ProjectOperator implements Operator {
       source.makeTransferPair(target).splitAndTransfer(0, batch.count());
       return;
     }
+    if (Vectors.gatherWithoutNulls(source, batch.selection(), batch.count(), target)) {
+      return;
+    }
     target.setInitialCapacity(batch.count());
     target.allocateNew();
     for (int i = 0; i < batch.count(); i++) {

@@ -16,11 +16,13 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Yields one batch per selected block. The block's requested chunks are read with one positional
- * read per run of chunks adjacent in the file (one read per block when every column is
- * requested) straight into an {@link ArrowBuf} of the caller's allocator, each chunk's CRC32C is
- * checked, and the buffers are handed to the vectors as slices of that allocation: no copy, no
- * per-row work.
+ * Yields one batch per selected block, one {@link ArrowBuf} per run of requested chunks that are
+ * adjacent in the file (the whole block when every column is requested); the vectors get slices
+ * of it: no per-row work. Where the store maps files and the caller passes the table's
+ * {@link SegmentMappings}, the run wraps the segment's mapped bytes (no copy, and after the first
+ * scan no page faults either: the mapping is kept for the next readers); otherwise it is read
+ * with one positional read into a buffer of the caller's allocator. Either way each chunk's
+ * CRC32C is checked before its batch is returned, so damaged bytes never reach the caller.
  */
 final class BlockReader extends ArrowReader {
 
@@ -31,7 +33,9 @@ final class BlockReader extends ArrowReader {
   private final List<Integer> projection;
   private final List<ColumnKind> kinds;
   private final SegmentFile.CorruptionHandler onCorrupt;
+  private final SegmentMappings mappings;
   private ObjectStore.ReadableObject channel;
+  private MappedFile mapped;
   private int next;
   private long bytesRead;
 
@@ -42,6 +46,7 @@ final class BlockReader extends ArrowReader {
       List<Integer> blocks,
       List<Integer> projection,
       BufferAllocator allocator,
+      SegmentMappings mappings,
       SegmentFile.CorruptionHandler onCorrupt) {
     super(allocator);
     this.store = store;
@@ -50,6 +55,7 @@ final class BlockReader extends ArrowReader {
     this.blocks = List.copyOf(blocks);
     this.projection = List.copyOf(projection);
     this.kinds = SegmentFooter.kinds(footer.schema());
+    this.mappings = mappings;
     this.onCorrupt = onCorrupt;
   }
 
@@ -112,12 +118,22 @@ final class BlockReader extends ArrowReader {
         end = start + block.columns().get(wanted.get(i)).length();
         j = i;
       }
-      ArrowBuf run = allocator.buffer(end - start);
-      runs.add(run);
-      try {
-        ch.read(start, run.nioBuffer(0, (int) (end - start)));
-      } catch (IOException e) {
-        throw onCorrupt.corrupt(where(blockIndex, wanted.get(i)) + " cannot be read: " + e.getMessage(), e);
+      ArrowBuf run;
+      if (mapped != null) {
+        if (end > mapped.size()) {
+          throw onCorrupt.corrupt(where(blockIndex, wanted.get(i)) + " lies past the end of the file ("
+              + mapped.size() + " bytes)", null);
+        }
+        run = mapped.wrap(allocator, start, end - start);
+        runs.add(run);
+      } else {
+        run = allocator.buffer(end - start);
+        runs.add(run);
+        try {
+          ch.read(start, run.nioBuffer(0, (int) (end - start)));
+        } catch (IOException e) {
+          throw onCorrupt.corrupt(where(blockIndex, wanted.get(i)) + " cannot be read: " + e.getMessage(), e);
+        }
       }
       run.writerIndex(end - start);
       bytesRead += end - start;
@@ -151,7 +167,16 @@ final class BlockReader extends ArrowReader {
   private ObjectStore.ReadableObject channel() {
     if (channel == null) {
       try {
+        // Opened even when a mapping is cached: a missing file must read as missing (an expired
+        // version), and a cached mapping is only used while the file still has its size.
         channel = store.open(key);
+        if (mappings != null) {
+          mapped = mappings.acquire(key, channel);
+          if (mapped != null && mapped.size() != channel.size()) {
+            throw onCorrupt.corrupt("changed size from " + mapped.size() + " to " + channel.size()
+                + " bytes while mapped", null);
+          }
+        }
       } catch (NoSuchFileException e) {
         throw onCorrupt.corrupt("is missing", e);
       } catch (IOException e) {
@@ -168,6 +193,11 @@ final class BlockReader extends ArrowReader {
 
   @Override
   protected void closeReadSource() throws IOException {
+    if (mapped != null) {
+      // Vectors still holding buffers of the mapping keep it alive until they are closed.
+      mapped.release();
+      mapped = null;
+    }
     if (channel != null) {
       channel.close();
     }

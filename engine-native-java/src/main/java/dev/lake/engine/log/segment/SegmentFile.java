@@ -104,7 +104,26 @@ public final class SegmentFile {
       List<Integer> projection,
       BufferAllocator allocator,
       CorruptionHandler onCorrupt) {
-    return new BlockReader(store, key, footer, blocks, projection, allocator, onCorrupt);
+    return new BlockReader(store, key, footer, blocks, projection, allocator, null, onCorrupt);
+  }
+
+  /**
+   * Like {@link #openBlocks(ObjectStore, String, SegmentFooter, List, List, BufferAllocator,
+   * CorruptionHandler)}, but where the store maps files the blocks are read from the segment's
+   * mapping in {@code mappings} (mapped on first use, kept for the next readers) instead of
+   * copied: the vectors wrap the mapped bytes, verified against their CRC32C before each batch
+   * is returned.
+   */
+  public static ArrowReader openBlocks(
+      ObjectStore store,
+      String key,
+      SegmentFooter footer,
+      List<Integer> blocks,
+      List<Integer> projection,
+      BufferAllocator allocator,
+      SegmentMappings mappings,
+      CorruptionHandler onCorrupt) {
+    return new BlockReader(store, key, footer, blocks, projection, allocator, mappings, onCorrupt);
   }
 
   private static void validate(SegmentFooter footer, long dataEnd, Schema expectedSchema)

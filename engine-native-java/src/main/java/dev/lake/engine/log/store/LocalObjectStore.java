@@ -2,6 +2,8 @@ package dev.lake.engine.log.store;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -60,7 +62,9 @@ public final class LocalObjectStore implements ObjectStore {
         while (buf.hasRemaining()) {
           ch.write(buf);
         }
-        ch.force(true);
+        // fdatasync: the bytes and the size needed to read them; the link and the directory's
+        // fsync below make the name durable.
+        ch.force(false);
       }
       try {
         Files.createLink(target, temp);
@@ -106,7 +110,8 @@ public final class LocalObjectStore implements ObjectStore {
 
       @Override
       public long commit() throws IOException {
-        channel.force(true);
+        // fdatasync: the bytes and the size needed to read them back (not the timestamps).
+        channel.force(false);
         channel.close();
         // The file's directory entry must be durable before a commit entry names it.
         forceDirectory(file.getParent());
@@ -157,6 +162,11 @@ public final class LocalObjectStore implements ObjectStore {
           }
           pos += n;
         }
+      }
+
+      @Override
+      public Optional<MemorySegment> map(Arena arena) throws IOException {
+        return Optional.of(ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena));
       }
 
       @Override

@@ -1,6 +1,8 @@
 package dev.lake.engine.log.store;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.List;
@@ -93,6 +95,19 @@ public interface ObjectStore extends AutoCloseable {
      * @throws java.io.EOFException if the object ends first
      */
     void read(long position, ByteBuffer target) throws IOException;
+
+    /**
+     * Maps the whole object read-only into memory that lives until {@code arena} is closed, or
+     * returns empty where the storage has no file to map (S3: readers copy with {@link #read}).
+     *
+     * <p>Contract: the object must not be truncated or rewritten while mapped; touching a page
+     * past the end of a truncated file raises SIGBUS, which no exception reports. Segments
+     * satisfy this: they are written once under a fresh name, never modified, and removed only
+     * by expiry, which unlinks them (a mapping of an unlinked file stays valid until unmapped).
+     */
+    default Optional<MemorySegment> map(Arena arena) throws IOException {
+      return Optional.empty();
+    }
 
     @Override
     void close() throws IOException;

@@ -1,0 +1,371 @@
+package dev.lake.exec.op;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.Col;
+import dev.lake.exec.SqlType;
+import dev.lake.exec.expr.Expr;
+import dev.lake.exec.expr.Kernel;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
+
+/**
+ * Assigns every live row of a batch a dense group id by its GROUP BY key values without boxing
+ * a key per row. Each key column has its own dictionary of dense ids (NULL is one value like any
+ * other); a string column read straight from its Arrow buffers is hashed and compared by its
+ * UTF-8 bytes. Several keys are combined pairwise through {@link LongGroupTable}s of
+ * {@code (id so far << 32 | next key's id)}, so the last table's ids are the group ids.
+ */
+final class GroupKeys {
+  private final KeyIds[] keys;
+  private final LongGroupTable[] combine;
+  private final List<List<Object>> groupValues = new ArrayList<>();
+  private int groupCount;
+
+  GroupKeys(List<Expr> keyExprs) {
+    keys = new KeyIds[keyExprs.size()];
+    for (int k = 0; k < keys.length; k++) {
+      keys[k] = KeyIds.of(keyExprs.get(k));
+      groupValues.add(new ArrayList<>());
+    }
+    combine = new LongGroupTable[Math.max(0, keys.length - 1)];
+    for (int k = 0; k < combine.length; k++) {
+      combine[k] = new LongGroupTable();
+    }
+    groupCount = keys.length == 0 ? 1 : 0;
+  }
+
+  int groupCount() {
+    return groupCount;
+  }
+
+  /** Key {@code k}'s value of every group, in group id order (boxed as {@link Col#get} returns). */
+  List<Object> values(int k) {
+    return groupValues.get(k);
+  }
+
+  /** Fills {@code groups[0..batch.count())} with the group ids of the live rows. */
+  void assign(Batch batch, int[] groups) {
+    int n = batch.count();
+    if (keys.length == 0) {
+      return;
+    }
+    if (keys.length == 1) {
+      keys[0].assign(batch, groups);
+      KeyIds key = keys[0];
+      List<Object> out = groupValues.get(0);
+      for (int id = groupCount; id < key.values.size(); id++) {
+        out.add(key.values.get(id));
+      }
+      groupCount = key.values.size();
+      return;
+    }
+    int[][] ids = new int[keys.length][];
+    for (int k = 0; k < keys.length; k++) {
+      ids[k] = k == 0 ? groups : new int[n];
+      keys[k].assign(batch, ids[k]);
+    }
+    for (int i = 0; i < n; i++) {
+      int g = groups[i];
+      for (int k = 1; k < keys.length; k++) {
+        LongGroupTable table = combine[k - 1];
+        int candidate = table.size();
+        g = table.getOrAdd(((long) g << 32) | (ids[k][i] & 0xFFFFFFFFL), candidate);
+      }
+      if (g == groupCount) {
+        groupCount++;
+        for (int k = 0; k < keys.length; k++) {
+          groupValues.get(k).add(keys[k].values.get(ids[k][i]));
+        }
+      }
+      groups[i] = g;
+    }
+  }
+
+  /** Dense ids of one key column's distinct values; {@code values.get(id)} is the value. */
+  abstract static sealed class KeyIds permits LongIds, DoubleIds, BoolIds, StringIds, ObjectIds {
+    final List<Object> values = new ArrayList<>();
+    int nullId = -1;
+
+    abstract void assign(Batch batch, int[] ids);
+
+    int nullId() {
+      if (nullId < 0) {
+        nullId = values.size();
+        values.add(null);
+      }
+      return nullId;
+    }
+
+    static KeyIds of(Expr key) {
+      SqlType type = key.type();
+      if (type.isLongBacked()) {
+        return new LongIds(Kernel.compile(key));
+      }
+      return switch (type.kind()) {
+        case FLOAT32, FLOAT64 -> new DoubleIds(Kernel.compile(key));
+        case BOOL -> new BoolIds(Kernel.compile(key));
+        case UTF8 -> new StringIds(key instanceof Expr.Column c ? c.index() : -1, Kernel.compile(key));
+        default -> new ObjectIds(Kernel.compile(key));
+      };
+    }
+  }
+
+  static final class LongIds extends KeyIds {
+    private final Kernel kernel;
+    private final LongGroupTable table = new LongGroupTable();
+
+    LongIds(Kernel kernel) {
+      this.kernel = kernel;
+    }
+
+    @Override
+    void assign(Batch batch, int[] ids) {
+      Col.Longs c = (Col.Longs) kernel.eval(batch);
+      for (int i = 0; i < batch.count(); i++) {
+        if (c.nulls[i]) {
+          ids[i] = nullId();
+        } else {
+          int candidate = values.size();
+          int id = table.getOrAdd(c.values[i], candidate);
+          if (id == candidate) {
+            values.add(c.values[i]);
+          }
+          ids[i] = id;
+        }
+      }
+    }
+  }
+
+  /** Doubles by bits, with -0.0 as 0.0 and one NaN, as {@link Double#equals} after normalising. */
+  static final class DoubleIds extends KeyIds {
+    private final Kernel kernel;
+    private final LongGroupTable table = new LongGroupTable();
+
+    DoubleIds(Kernel kernel) {
+      this.kernel = kernel;
+    }
+
+    @Override
+    void assign(Batch batch, int[] ids) {
+      Col.Doubles c = (Col.Doubles) kernel.eval(batch);
+      for (int i = 0; i < batch.count(); i++) {
+        if (c.nulls[i]) {
+          ids[i] = nullId();
+        } else {
+          double v = c.values[i] == 0.0 ? 0.0 : c.values[i];
+          int candidate = values.size();
+          int id = table.getOrAdd(Double.doubleToLongBits(v), candidate);
+          if (id == candidate) {
+            values.add(c.values[i]);
+          }
+          ids[i] = id;
+        }
+      }
+    }
+  }
+
+  static final class BoolIds extends KeyIds {
+    private final Kernel kernel;
+    private int falseId = -1;
+    private int trueId = -1;
+
+    BoolIds(Kernel kernel) {
+      this.kernel = kernel;
+    }
+
+    @Override
+    void assign(Batch batch, int[] ids) {
+      Col.Bools c = (Col.Bools) kernel.eval(batch);
+      for (int i = 0; i < batch.count(); i++) {
+        if (c.nulls[i]) {
+          ids[i] = nullId();
+        } else if (c.values[i]) {
+          if (trueId < 0) {
+            trueId = values.size();
+            values.add(true);
+          }
+          ids[i] = trueId;
+        } else {
+          if (falseId < 0) {
+            falseId = values.size();
+            values.add(false);
+          }
+          ids[i] = falseId;
+        }
+      }
+    }
+  }
+
+  /** Decimals and other values, boxed and normalised (the general path). */
+  static final class ObjectIds extends KeyIds {
+    private final Kernel kernel;
+    private final Map<Object, Integer> map = new HashMap<>();
+
+    ObjectIds(Kernel kernel) {
+      this.kernel = kernel;
+    }
+
+    @Override
+    void assign(Batch batch, int[] ids) {
+      Col c = kernel.eval(batch);
+      for (int i = 0; i < batch.count(); i++) {
+        Object v = c.get(i);
+        if (v == null) {
+          ids[i] = nullId();
+          continue;
+        }
+        Integer id = map.get(HashAggregateOperator.normaliseKey(v));
+        if (id == null) {
+          id = values.size();
+          map.put(HashAggregateOperator.normaliseKey(v), id);
+          values.add(v);
+        }
+        ids[i] = id;
+      }
+    }
+  }
+
+  /**
+   * Strings by their UTF-8 bytes: read from the VarChar vector's buffers when the key is a
+   * column of the input, else encoded from the computed column. Open addressing over the ids;
+   * the distinct keys' bytes live in one arena.
+   */
+  static final class StringIds extends KeyIds {
+    private final int column;
+    private final Kernel kernel;
+    private byte[] arena = new byte[256];
+    private int arenaSize;
+    private int[] starts = new int[16];
+    private int[] ends = new int[16];
+    private int[] hashes = new int[16];
+    private int[] slots = new int[64]; // id + 1, 0 for empty
+    private int size;
+
+    StringIds(int column, Kernel kernel) {
+      this.column = column;
+      this.kernel = kernel;
+    }
+
+    @Override
+    void assign(Batch batch, int[] ids) {
+      int n = batch.count();
+      FieldVector vector = column >= 0 ? batch.root().getVector(column) : null;
+      if (vector instanceof VarCharVector v) {
+        int[] sel = batch.selection();
+        ArrowBuf offsetBuf = v.getOffsetBuffer();
+        ArrowBuf dataBuf = v.getDataBuffer();
+        MemorySegment offsets = MemorySegment.ofAddress(offsetBuf.memoryAddress())
+            .reinterpret(offsetBuf.capacity());
+        MemorySegment data = MemorySegment.ofAddress(dataBuf.memoryAddress())
+            .reinterpret(dataBuf.capacity());
+        boolean noNulls = v.getNullCount() == 0;
+        for (int i = 0; i < n; i++) {
+          int r = sel == null ? i : sel[i];
+          if (!noNulls && v.isNull(r)) {
+            ids[i] = nullId();
+            continue;
+          }
+          int start = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r);
+          int end = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r + 1);
+          ids[i] = find(data, start, end - start);
+        }
+        return;
+      }
+      Col c = kernel.eval(batch);
+      for (int i = 0; i < n; i++) {
+        Object s = c.get(i);
+        if (s == null) {
+          ids[i] = nullId();
+        } else {
+          byte[] bytes = ((String) s).getBytes(StandardCharsets.UTF_8);
+          ids[i] = find(MemorySegment.ofArray(bytes), 0, bytes.length);
+        }
+      }
+    }
+
+    private int find(MemorySegment data, long start, int length) {
+      int h = 0x811C9DC5;
+      for (int b = 0; b < length; b++) {
+        h = (h ^ data.get(ValueLayout.JAVA_BYTE, start + b)) * 0x01000193;
+      }
+      h ^= h >>> 16;
+      int mask = slots.length - 1;
+      int slot = h & mask;
+      while (true) {
+        int s = slots[slot];
+        if (s == 0) {
+          break;
+        }
+        int id = s - 1;
+        if (hashes[id] == h && sameBytes(id, data, start, length)) {
+          return id;
+        }
+        slot = (slot + 1) & mask;
+      }
+      int id = values.size();
+      byte[] bytes = new byte[length];
+      MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start, bytes, 0, length);
+      values.add(new String(bytes, StandardCharsets.UTF_8));
+      add(id, h, bytes, slot);
+      return id;
+    }
+
+    private boolean sameBytes(int id, MemorySegment data, long start, int length) {
+      int from = starts[id];
+      if (ends[id] - from != length) {
+        return false;
+      }
+      for (int b = 0; b < length; b++) {
+        if (arena[from + b] != data.get(ValueLayout.JAVA_BYTE, start + b)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private void add(int id, int h, byte[] bytes, int slot) {
+      if (id >= starts.length) {
+        int capacity = Math.max(starts.length * 2, id + 1);
+        starts = Arrays.copyOf(starts, capacity);
+        ends = Arrays.copyOf(ends, capacity);
+        hashes = Arrays.copyOf(hashes, capacity);
+      }
+      if (arenaSize + bytes.length > arena.length) {
+        arena = Arrays.copyOf(arena, Math.max(arena.length * 2, arenaSize + bytes.length));
+      }
+      System.arraycopy(bytes, 0, arena, arenaSize, bytes.length);
+      starts[id] = arenaSize;
+      ends[id] = arenaSize + bytes.length;
+      arenaSize += bytes.length;
+      hashes[id] = h;
+      slots[slot] = id + 1;
+      if (++size * 2 > slots.length) {
+        rehash();
+      }
+    }
+
+    private void rehash() {
+      int[] old = slots;
+      slots = new int[old.length * 2];
+      int mask = slots.length - 1;
+      for (int s : old) {
+        if (s != 0) {
+          int slot = hashes[s - 1] & mask;
+          while (slots[slot] != 0) {
+            slot = (slot + 1) & mask;
+          }
+          slots[slot] = s;
+        }
+      }
+    }
+  }
+}

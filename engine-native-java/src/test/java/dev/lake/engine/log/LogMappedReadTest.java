@@ -1,0 +1,173 @@
+package dev.lake.engine.log;
+
+import static dev.lake.engine.log.LogTestData.ALL_TYPES;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lake.engine.CorruptTableException;
+import dev.lake.engine.ScanRequest;
+import dev.lake.engine.ScanUnit;
+import dev.lake.engine.Snapshot;
+import dev.lake.engine.TableEngine;
+import dev.lake.engine.TableHandle;
+import dev.lake.engine.TableLocation;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.util.Text;
+import org.apache.arrow.vector.util.TransferPair;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Local segments are read through a memory mapping: vectors wrap the mapped bytes. The mapping
+ * lives as long as any buffer of it (not only the reader), survives the file's deletion by
+ * expiry, and a file shorter than its footer says is corruption, not a fault.
+ */
+class LogMappedReadTest {
+
+  @TempDir Path dir;
+  private RootAllocator allocator;
+  private TableEngine engine;
+  private TableHandle table;
+  private Path segment;
+
+  @BeforeEach
+  void createTable() throws IOException {
+    allocator = new RootAllocator();
+    engine = LogTestData.engine(100, 1 << 20);
+    table = engine.create(TableLocation.of(dir), ALL_TYPES);
+    try (ArrowReader reader = LogTestData.reader(ALL_TYPES, allocator, 0, 250, 250)) {
+      table.append(LogTestData.op(1), reader);
+    }
+    try (Stream<Path> files = Files.list(dir.resolve("data"))) {
+      segment = files.findFirst().orElseThrow();
+    }
+  }
+
+  @AfterEach
+  void tearDown() {
+    table.close();
+    engine.close();
+    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
+    allocator.close();
+  }
+
+  @Test
+  void vectorsOutliveTheReaderAndTheFilesDeletion() throws IOException {
+    List<String> columns = LogTestData.columnNames(ALL_TYPES);
+    ScanRequest request = ScanRequest.of(columns);
+    Snapshot snapshot = table.latestSnapshot();
+    List<VectorSchemaRoot> kept = new ArrayList<>();
+    try {
+      for (ScanUnit unit : snapshot.plan(request).units()) {
+        try (ArrowReader reader = snapshot.open(unit, request, allocator)) {
+          while (reader.loadNextBatch()) {
+            List<FieldVector> moved = new ArrayList<>();
+            for (FieldVector v : reader.getVectorSchemaRoot().getFieldVectors()) {
+              TransferPair pair = v.getTransferPair(allocator);
+              pair.transfer();
+              moved.add((FieldVector) pair.getTo());
+            }
+            kept.add(new VectorSchemaRoot(moved));
+          }
+        }
+      }
+      // Expiry unlinks segments; buffers already handed out stay readable.
+      Files.delete(segment);
+      long id = 0;
+      for (VectorSchemaRoot root : kept) {
+        for (int r = 0; r < root.getRowCount(); r++, id++) {
+          List<Object> row = new ArrayList<>();
+          for (FieldVector v : root.getFieldVectors()) {
+            Object o = v.getObject(r);
+            row.add(o instanceof Text t ? t.toString() : o);
+          }
+          assertEquals(LogTestData.expectedRow(columns, id), row, "row " + id);
+        }
+      }
+      assertEquals(500, id);
+      assertTrue(allocator.getAllocatedMemory() > 0, "the kept vectors hold the mapped buffers");
+    } finally {
+      kept.forEach(VectorSchemaRoot::close);
+    }
+  }
+
+  @Test
+  void fileTruncatedAfterItsFooterWasReadIsCorruptionNotAFault() throws IOException {
+    ScanRequest request = ScanRequest.of(LogTestData.columnNames(ALL_TYPES));
+    Snapshot snapshot = table.latestSnapshot();
+    ScanUnit unit = snapshot.plan(request).units().getFirst();
+    try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
+      f.setLength(f.length() / 2);
+    }
+    CorruptTableException e = assertThrows(CorruptTableException.class, () -> {
+      try (ArrowReader reader = snapshot.open(unit, request, allocator)) {
+        while (reader.loadNextBatch()) {
+          reader.getVectorSchemaRoot().getRowCount();
+        }
+      }
+    });
+    assertTrue(e.getMessage().contains("data/" + segment.getFileName()), e.getMessage());
+  }
+
+  @Test
+  void fileTruncatedWhileMappedIsCorruptionNotAFault() throws IOException {
+    List<String> columns = LogTestData.columnNames(ALL_TYPES);
+    ScanRequest request = ScanRequest.of(columns);
+    Snapshot snapshot = table.latestSnapshot();
+    assertEquals(500, LogTestData.readAll(snapshot, request, allocator).size());
+    // The first scan left the segment mapped for the next; truncating it must not be touched.
+    try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
+      f.setLength(f.length() / 2);
+    }
+    CorruptTableException e = assertThrows(CorruptTableException.class,
+        () -> LogTestData.readAll(snapshot, request, allocator));
+    assertTrue(e.getMessage().contains("changed size"), e.getMessage());
+  }
+
+  @Test
+  void repeatedScansOfTheMappedSegmentReturnTheSameRows() {
+    List<String> columns = LogTestData.columnNames(ALL_TYPES);
+    ScanRequest request = ScanRequest.of(columns);
+    for (int scan = 0; scan < 3; scan++) {
+      List<List<Object>> rows = LogTestData.readAll(table.latestSnapshot(), request, allocator);
+      assertEquals(500, rows.size());
+      for (int id = 0; id < rows.size(); id++) {
+        assertEquals(LogTestData.expectedRow(columns, id), rows.get(id), "scan " + scan + " row " + id);
+      }
+    }
+  }
+
+  @Test
+  void byteFlippedAfterPlanningIsCaughtInTheMappedBytes() throws IOException {
+    ScanRequest request = ScanRequest.of(LogTestData.columnNames(ALL_TYPES));
+    Snapshot snapshot = table.latestSnapshot();
+    ScanUnit unit = snapshot.plan(request).units().getFirst();
+    try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
+      f.seek(100);
+      int b = f.read();
+      f.seek(100);
+      f.write(b ^ 0x01);
+    }
+    CorruptTableException e = assertThrows(CorruptTableException.class, () -> {
+      try (ArrowReader reader = snapshot.open(unit, request, allocator)) {
+        while (reader.loadNextBatch()) {
+          reader.getVectorSchemaRoot().getRowCount();
+        }
+      }
+    });
+    assertTrue(e.getMessage().contains("checksum"), e.getMessage());
+  }
+}
