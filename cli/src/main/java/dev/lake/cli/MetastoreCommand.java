@@ -29,9 +29,10 @@ final class MetastoreCommand implements Runnable {
       name = "init",
       mixinStandardHelpOptions = true,
       description = {
-        "Creates the DynamoDB table of the metastore (on-demand capacity; key pk HASH + sk RANGE,",
-        "see docs/metastore.md) and waits until it is active. Servers never create it themselves.",
-        "Running it again on an existing table changes nothing."
+        "Creates the DynamoDB table of the metastore and waits until it is active.",
+        "",
+        "On-demand capacity; key pk (HASH) + sk (RANGE); see docs/metastore.md. Servers never",
+        "create it themselves. Running it again on an existing table changes nothing."
       })
   static final class Init implements Callable<Integer> {
 
