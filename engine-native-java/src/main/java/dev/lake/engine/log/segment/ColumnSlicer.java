@@ -1,6 +1,9 @@
 package dev.lake.engine.log.segment;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -13,6 +16,9 @@ import org.apache.arrow.vector.FieldVector;
  * reuses: the shifted bitmaps of a range starting mid-byte, and re-based offsets.
  */
 final class ColumnSlicer implements AutoCloseable {
+
+  private static final ValueLayout.OfInt INT =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
   private final ColumnKind kind;
   private final BufferAllocator allocator;
@@ -43,10 +49,8 @@ final class ColumnSlicer implements AutoCloseable {
         offsets = view(src, (long) from * 4, (n + 1L) * 4);
       } else {
         offsetsScratch = ensure(offsetsScratch, (n + 1L) * 4);
-        for (int i = 0; i <= n; i++) {
-          offsetsScratch.setInt((long) i * 4, src.getInt((long) (from + i) * 4) - start);
-        }
         offsets = view(offsetsScratch, 0, (n + 1L) * 4);
+        rebase(view(src, (long) from * 4, (n + 1L) * 4), offsets, n + 1, start);
       }
       values = view(data, start, end - start);
     } else if (kind == ColumnKind.BOOL) {
@@ -56,6 +60,18 @@ final class ColumnSlicer implements AutoCloseable {
       values = view(data, from * width, n * width);
     }
     return new ColumnSlice(n, validity, offsets, values);
+  }
+
+  /**
+   * Writes {@code count} int32 offsets of {@code src} less {@code start} to {@code dst}: one tight
+   * loop over both buffers' memory, without ArrowBuf's per-access checks.
+   */
+  static void rebase(ByteBuffer src, ByteBuffer dst, int count, int start) {
+    MemorySegment from = MemorySegment.ofBuffer(src);
+    MemorySegment to = MemorySegment.ofBuffer(dst);
+    for (int i = 0; i < count; i++) {
+      to.setAtIndex(INT, i, from.getAtIndex(INT, i) - start);
+    }
   }
 
   private ByteBuffer bitmap(ArrowBuf src, int from, int n, boolean isValidity) {

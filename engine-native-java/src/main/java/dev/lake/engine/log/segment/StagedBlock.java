@@ -66,9 +66,8 @@ final class StagedBlock implements AutoCloseable {
         if (base + (end - start) > Integer.MAX_VALUE) {
           throw new IllegalArgumentException("a block's " + kind + " values exceed 2 GiB");
         }
-        for (int i = 0; i <= n; i++) {
-          offsets[c].setInt((long) (rows + i) * 4, (int) (src.getInt((long) (from + i) * 4) + delta));
-        }
+        ColumnSlicer.rebase(ColumnSlicer.view(src, (long) from * 4, (n + 1L) * 4),
+            ColumnSlicer.view(offsets[c], (long) rows * 4, (n + 1L) * 4), n + 1, (int) -delta);
         copyValues(c, data, start, end - start, base);
       } else {
         long width = kind.bufferLength(1, 1);

