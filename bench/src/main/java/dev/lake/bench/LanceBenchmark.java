@@ -8,9 +8,9 @@ import dev.lake.engine.TableEngineFactory;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.sql.PreparedQuery;
-import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.SqlEngine;
 import dev.lake.sql.TableName;
+import dev.lake.sql.tpch.MapCatalog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +25,6 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.ServiceLoader;
 import java.util.UUID;
@@ -154,7 +153,7 @@ public class LanceBenchmark {
       Files.createFile(cache.resolve(engineName + ".done"));
     }
     table = engine.open(location).orElseThrow();
-    SqlEngine sql = new SqlEngine(new SingleTableCatalog(new TableName("bench", "episodes"), table));
+    SqlEngine sql = new SqlEngine(new MapCatalog().put(new TableName("bench", "episodes"), table));
     fullScan = sql.prepare("SELECT " + COLUMNS + " FROM bench.episodes");
     long low = rows / 2;
     selective = sql.prepare("SELECT " + COLUMNS + " FROM bench.episodes WHERE episode_id BETWEEN " + low
@@ -396,23 +395,5 @@ public class LanceBenchmark {
   private static AppendOperation operation(long first) {
     byte[] digest = HexFormat.of().parseHex(String.format("%064x", first));
     return AppendOperation.of("bench", "bench.episodes", UUID.randomUUID(), digest);
-  }
-
-  /** A {@link SqlCatalog} holding one table. */
-  private record SingleTableCatalog(TableName name, TableHandle handle) implements SqlCatalog {
-    @Override
-    public List<String> schemaNames() {
-      return List.of(name.schema());
-    }
-
-    @Override
-    public List<String> tableNames(String schema) {
-      return schema.equals(name.schema()) ? List.of(name.table()) : List.of();
-    }
-
-    @Override
-    public Optional<TableHandle> openTable(TableName requested) {
-      return requested.equals(name) ? Optional.of(handle) : Optional.empty();
-    }
   }
 }

@@ -7,9 +7,9 @@ import dev.lake.engine.TableEngineFactory;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.sql.PreparedQuery;
-import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.SqlEngine;
 import dev.lake.sql.TableName;
+import dev.lake.sql.tpch.MapCatalog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +22,6 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -100,7 +99,7 @@ public class ScanFilterAggregateBenchmark {
         }
       }
     }
-    SqlEngine sql = new SqlEngine(new SingleTableCatalog(new TableName("bench", "episodes"), table));
+    SqlEngine sql = new SqlEngine(new MapCatalog().put(new TableName("bench", "episodes"), table));
     lakeQuery = sql.prepare(QUERY);
 
     duckdb = DriverManager.getConnection("jdbc:duckdb:");
@@ -208,23 +207,5 @@ public class ScanFilterAggregateBenchmark {
     byte[] digest = new byte[32];
     System.arraycopy(HexFormat.of().parseHex(String.format("%064x", first)), 0, digest, 0, 32);
     return AppendOperation.of("bench", "bench.episodes", UUID.randomUUID(), digest);
-  }
-
-  /** A {@link SqlCatalog} holding one table. */
-  private record SingleTableCatalog(TableName name, TableHandle handle) implements SqlCatalog {
-    @Override
-    public List<String> schemaNames() {
-      return List.of(name.schema());
-    }
-
-    @Override
-    public List<String> tableNames(String schema) {
-      return schema.equals(name.schema()) ? List.of(name.table()) : List.of();
-    }
-
-    @Override
-    public Optional<TableHandle> openTable(TableName requested) {
-      return requested.equals(name) ? Optional.of(handle) : Optional.empty();
-    }
   }
 }

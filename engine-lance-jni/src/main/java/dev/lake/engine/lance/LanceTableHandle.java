@@ -1,6 +1,7 @@
 package dev.lake.engine.lance;
 
 import dev.lake.engine.AppendOperation;
+import dev.lake.engine.AppendSchemas;
 import dev.lake.engine.CommitConflictException;
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.EngineException;
@@ -25,7 +26,6 @@ import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.CommitBuilder;
 import org.lance.Dataset;
@@ -206,7 +206,7 @@ final class LanceTableHandle implements TableHandle {
     } catch (IOException e) {
       throw new EngineException(location, "cannot read the appended batches: " + e.getMessage(), e);
     }
-    requireAppendable(tableSchema, input.getSchema());
+    AppendSchemas.requireAppendable(location, tableSchema, input.getSchema());
     List<FragmentMetadata> fragments = writeFragments(batches, input.getFieldVectors().getFirst().getAllocator());
     if (fragments.isEmpty()) {
       throw new IllegalArgumentException("append has no rows; an append must add at least one row");
@@ -331,44 +331,6 @@ final class LanceTableHandle implements TableHandle {
     } catch (RuntimeException e) {
       throw LanceErrors.failure(location, "writing data files (nothing was committed)", e);
     }
-  }
-
-  private void requireAppendable(Schema table, Schema incoming) {
-    List<Field> want = table.getFields();
-    List<Field> got = incoming.getFields();
-    for (int i = 0; i < Math.max(want.size(), got.size()); i++) {
-      Field w = i < want.size() ? want.get(i) : null;
-      Field g = i < got.size() ? got.get(i) : null;
-      String problem = null;
-      if (w == null) {
-        problem = "batches have an extra column '" + g.getName() + "'";
-      } else if (g == null) {
-        problem = "batches lack column '" + w.getName() + "'";
-      } else if (!w.getName().equals(g.getName())) {
-        problem = "column " + i + " is '" + w.getName() + "' in the table but '" + g.getName() + "' in the batches";
-      } else if (!w.getType().equals(g.getType()) || !sameChildren(w, g)) {
-        problem = "column '" + w.getName() + "' is " + w.getType() + " in the table but " + g.getType() + " in the batches";
-      } else if (!w.isNullable() && g.isNullable()) {
-        problem = "column '" + w.getName() + "' is NOT NULL in the table but nullable in the batches";
-      }
-      if (problem != null) {
-        throw new SchemaMismatchException(location, problem + "; nothing was written");
-      }
-    }
-  }
-
-  private static boolean sameChildren(Field a, Field b) {
-    if (a.getChildren().size() != b.getChildren().size()) {
-      return false;
-    }
-    for (int i = 0; i < a.getChildren().size(); i++) {
-      Field x = a.getChildren().get(i);
-      Field y = b.getChildren().get(i);
-      if (!x.getName().equals(y.getName()) || !x.getType().equals(y.getType()) || !sameChildren(x, y)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private Dataset openLatest() {

@@ -1,6 +1,7 @@
 package dev.lake.engine.log;
 
 import dev.lake.engine.AppendOperation;
+import dev.lake.engine.AppendSchemas;
 import dev.lake.engine.CommitConflictException;
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.EngineException;
@@ -35,7 +36,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -208,7 +208,7 @@ final class LogTableHandle implements TableHandle {
     } catch (IOException e) {
       throw new EngineException(location, "cannot read the appended batches: " + e.getMessage(), e);
     }
-    requireAppendable(schema, input.getSchema());
+    AppendSchemas.requireAppendable(location, schema, input.getSchema());
     List<SegmentAppender.Written> written = writeSegments(schema, batches, input);
     List<SegmentRef> added = written.stream()
         .map(w -> new SegmentRef(w.fileName(), w.rows(), w.bytes())).toList();
@@ -433,30 +433,6 @@ final class LogTableHandle implements TableHandle {
     } catch (IOException e) {
       throw new EngineException(location, "writing segments failed, nothing was committed: "
           + e.getMessage(), e);
-    }
-  }
-
-  private void requireAppendable(Schema table, Schema incoming) {
-    List<Field> want = table.getFields();
-    List<Field> got = incoming.getFields();
-    for (int i = 0; i < Math.max(want.size(), got.size()); i++) {
-      Field w = i < want.size() ? want.get(i) : null;
-      Field g = i < got.size() ? got.get(i) : null;
-      String problem = null;
-      if (w == null) {
-        problem = "batches have an extra column '" + g.getName() + "'";
-      } else if (g == null) {
-        problem = "batches lack column '" + w.getName() + "'";
-      } else if (!w.getName().equals(g.getName())) {
-        problem = "column " + i + " is '" + w.getName() + "' in the table but '" + g.getName() + "' in the batches";
-      } else if (!w.getType().equals(g.getType()) || !g.getChildren().equals(w.getChildren())) {
-        problem = "column '" + w.getName() + "' is " + w.getType() + " in the table but " + g.getType() + " in the batches";
-      } else if (!w.isNullable() && g.isNullable()) {
-        problem = "column '" + w.getName() + "' is NOT NULL in the table but nullable in the batches";
-      }
-      if (problem != null) {
-        throw new SchemaMismatchException(location, problem + "; nothing was written");
-      }
     }
   }
 
