@@ -48,6 +48,19 @@ public interface Snapshot {
     throw new CapabilityNotSupportedException(null, "table's", "take by row position");
   }
 
+  /**
+   * Statistics of one column over the whole version, from metadata only (nothing is scanned),
+   * for estimating how many rows operators produce. Optional: the default knows nothing.
+   *
+   * @throws IllegalArgumentException if the column does not exist
+   */
+  default java.util.Optional<ColumnStatistics> statistics(String column) {
+    if (schema().getFields().stream().noneMatch(f -> f.getName().equals(column))) {
+      throw new IllegalArgumentException("no column '" + column + "'");
+    }
+    return java.util.Optional.empty();
+  }
+
   /** The units of a planned scan and how much the statistics pruned. */
   record ScanPlan(List<ScanUnit> units, long blocksTotal, long blocksPruned) {
     public ScanPlan {

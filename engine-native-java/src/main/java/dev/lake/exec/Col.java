@@ -8,9 +8,24 @@ package dev.lake.exec;
 public abstract sealed class Col permits Col.Longs, Col.Doubles, Col.Bools, Col.Objects {
 
   public final int size;
+  /**
+   * True when the producer knows no element is NULL (the null flags are then all false), so
+   * consumers may run loops that never look at them. False means "may have NULLs".
+   */
+  private boolean noNulls;
 
   Col(int size) {
     this.size = size;
+  }
+
+  public final boolean noNulls() {
+    return noNulls;
+  }
+
+  /** Records that no element is NULL; the caller guarantees it. Returns this column. */
+  public final Col markNoNulls() {
+    noNulls = true;
+    return this;
   }
 
   public abstract boolean isNull(int i);

@@ -32,10 +32,12 @@ public final class Vectors {
   public static Col read(FieldVector vector, Batch batch) {
     if (vector.getNullCount() == 0) {
       Col dense = readWithoutNulls(vector, batch);
-      if (dense != null) {
-        return dense;
-      }
+      return (dense != null ? dense : readAny(vector, batch)).markNoNulls();
     }
+    return readAny(vector, batch);
+  }
+
+  private static Col readAny(FieldVector vector, Batch batch) {
     int n = batch.count();
     int[] sel = batch.selection();
     switch (vector) {
@@ -308,8 +310,15 @@ public final class Vectors {
     }
   }
 
-  private static MemorySegment segment(ArrowBuf data) {
-    return MemorySegment.ofAddress(data.memoryAddress()).reinterpret(data.capacity());
+  /**
+   * All of the address space as one segment: views of Arrow buffers are slices of it, which
+   * avoids {@link MemorySegment#reinterpret}'s caller check on every batch.
+   */
+  private static final MemorySegment ADDRESS_SPACE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+  /** A bounds-checked view of {@code buffer}'s memory. */
+  public static MemorySegment segment(ArrowBuf buffer) {
+    return ADDRESS_SPACE.asSlice(buffer.memoryAddress(), buffer.capacity());
   }
 
   private static Col.Longs ints(MemorySegment seg, int[] sel, int n) {

@@ -8,20 +8,22 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.util.ImmutableBitSet;
 
 /**
- * Orders each region of inner joins left-deep in the order the query names the relations, except
- * that a relation with no join condition to those already joined waits until one that has one
- * has been joined (so {@code FROM part, supplier, lineitem} joins lineitem before supplier instead
- * of forming part x supplier). Lake has no column statistics yet (distinct counts, keys), without
- * which cost-based reordering picks many-to-many joins; the executor still builds the smaller side
- * of each join.
+ * Orders each region of inner joins left-deep by estimated cost ({@link Cardinality}): from every
+ * possible first relation, greedily join next the relation connected by a key equality that
+ * gives the smallest result, and keep the cheapest of these orders. A relation with no key
+ * condition to those already joined waits until nothing else is left (so {@code FROM part,
+ * supplier, lineitem} never forms part x supplier). The executor builds the smaller side of each
+ * join.
  */
 final class JoinOrder {
   private JoinOrder() {}
@@ -53,29 +55,8 @@ final class JoinOrder {
       }
       uses.add(leavesUsed.build());
     }
-    List<Integer> order = new ArrayList<>();
-    BitSet placed = new BitSet();
-    order.add(0);
-    placed.set(0);
-    while (order.size() < leaves.size()) {
-      int next = -1;
-      for (int r = 0; r < leaves.size() && next < 0; r++) {
-        if (placed.get(r)) {
-          continue;
-        }
-        for (ImmutableBitSet use : uses) {
-          if (use.get(r) && use.cardinality() > 1 && allPlacedOr(use, placed, r)) {
-            next = r;
-            break;
-          }
-        }
-      }
-      if (next < 0) {
-        next = placed.nextClearBit(0);
-      }
-      order.add(next);
-      placed.set(next);
-    }
+    List<Integer> order = cheapestOrder(leaves, conditions, uses, start,
+        new Cardinality(rel.getCluster().getMetadataQuery()));
     // Global field index -> position in the reordered concatenation.
     int[] position = new int[start[leaves.size()]];
     int at = 0;
@@ -117,6 +98,105 @@ final class JoinOrder {
     }
     builder.project(project, rel.getRowType().getFieldNames(), true);
     return builder.build();
+  }
+
+  /** A condition {@code $a = $b} between fields of two different leaves. */
+  private record KeyPair(int leftLeaf, int leftField, int rightLeaf, int rightField) {}
+
+  /**
+   * Greedy left-deep ordering from every possible first leaf: each step joins, among the leaves
+   * connected to those joined by an equality of columns, the one that gives the smallest
+   * estimated result; the cost of an order is the sum over its joins of inputs and output rows.
+   * A leaf connected only by other conditions, or not at all, is joined when no other is left.
+   * Ties keep the order the query names the relations in.
+   */
+  private static List<Integer> cheapestOrder(List<RelNode> leaves, List<RexNode> conditions,
+      List<ImmutableBitSet> uses, int[] start, Cardinality cardinality) {
+    List<KeyPair> keys = new ArrayList<>();
+    for (RexNode c : conditions) {
+      if ((c.getKind() == SqlKind.EQUALS || c.getKind() == SqlKind.IS_NOT_DISTINCT_FROM)
+          && c instanceof RexCall call
+          && call.getOperands().get(0) instanceof RexInputRef a
+          && call.getOperands().get(1) instanceof RexInputRef b) {
+        int la = leafOf(start, a.getIndex());
+        int lb = leafOf(start, b.getIndex());
+        if (la != lb) {
+          keys.add(new KeyPair(la, a.getIndex() - start[la], lb, b.getIndex() - start[lb]));
+        }
+      }
+    }
+    List<Integer> best = null;
+    double bestCost = Double.MAX_VALUE;
+    for (int first = 0; first < leaves.size(); first++) {
+      List<Integer> order = new ArrayList<>();
+      BitSet placed = new BitSet();
+      order.add(first);
+      placed.set(first);
+      double rows = cardinality.rows(leaves.get(first));
+      double cost = 0;
+      while (order.size() < leaves.size()) {
+        int next = -1;
+        double nextRows = Double.MAX_VALUE;
+        for (int x = 0; x < leaves.size(); x++) {
+          if (placed.get(x)) {
+            continue;
+          }
+          double divisor = 0;
+          for (KeyPair k : keys) {
+            if (k.leftLeaf() == x && placed.get(k.rightLeaf())) {
+              divisor = Math.max(divisor, distinct(cardinality, leaves, k.leftLeaf(), k.leftField(), rows, k.rightLeaf(), k.rightField()));
+            } else if (k.rightLeaf() == x && placed.get(k.leftLeaf())) {
+              divisor = Math.max(divisor, distinct(cardinality, leaves, k.rightLeaf(), k.rightField(), rows, k.leftLeaf(), k.leftField()));
+            }
+          }
+          if (divisor == 0) {
+            continue;
+          }
+          double out = rows * cardinality.rows(leaves.get(x)) / divisor;
+          // Equal estimates (common: guessed selectivities) go to the smaller relation.
+          if (out < nextRows * 0.999
+              || (out <= nextRows * 1.001 && cardinality.rows(leaves.get(x)) < cardinality.rows(leaves.get(next)))) {
+            next = x;
+            nextRows = out;
+          }
+        }
+        if (next < 0) {
+          // Nothing joins by keys: prefer a leaf some condition connects, then the query's order.
+          for (int x = placed.nextClearBit(0); x < leaves.size() && next < 0; x = placed.nextClearBit(x + 1)) {
+            for (ImmutableBitSet use : uses) {
+              if (use.get(x) && use.cardinality() > 1 && allPlacedOr(use, placed, x)) {
+                next = x;
+                break;
+              }
+            }
+          }
+          if (next < 0) {
+            next = placed.nextClearBit(0);
+          }
+          nextRows = rows * cardinality.rows(leaves.get(next));
+        }
+        cost += rows + cardinality.rows(leaves.get(next)) + nextRows;
+        rows = Math.max(1, nextRows);
+        order.add(next);
+        placed.set(next);
+      }
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = order;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The larger distinct count of the two sides of a key pair: the new leaf's column as the
+   * table's metadata bounds it, the joined side's column also bounded by the rows joined so far.
+   */
+  private static double distinct(Cardinality cardinality, List<RelNode> leaves, int leaf, int field,
+      double joinedRows, int joinedLeaf, int joinedField) {
+    double mine = cardinality.distinct(leaves.get(leaf), field);
+    double theirs = Math.min(joinedRows, cardinality.distinct(leaves.get(joinedLeaf), joinedField));
+    return Math.max(1, Math.max(mine, theirs));
   }
 
   private static boolean allPlacedOr(ImmutableBitSet use, BitSet placed, int r) {

@@ -6,7 +6,6 @@ import dev.lake.engine.Snapshot;
 import dev.lake.engine.Version;
 import dev.lake.exec.ExecutionException;
 import dev.lake.exec.expr.Expr;
-import dev.lake.exec.expr.Kernel;
 import dev.lake.exec.op.FilterOperator;
 import dev.lake.exec.op.HashAggregateOperator;
 import dev.lake.exec.op.LimitOperator;
@@ -134,13 +133,13 @@ final class LakePreparedQuery implements PreparedQuery {
       op = new SingleRowOperator(allocator);
     }
     if (query.where() != null) {
-      op = new FilterOperator(op, Kernel.compile(query.where()));
+      op = new FilterOperator(op, query.where());
     }
     if (query.aggregate().isPresent()) {
       BoundQuery.Aggregate agg = query.aggregate().get();
       op = new HashAggregateOperator(op, agg.schema(), agg.keys(), agg.calls(), allocator);
       if (query.having() != null) {
-        op = new FilterOperator(op, Kernel.compile(query.having()));
+        op = new FilterOperator(op, query.having());
       }
     }
     op = new ProjectOperator(op, query.projectSchema(), query.projections(), allocator);

@@ -142,7 +142,8 @@ final class RelPlanner {
       public RelNode visit(RelNode other) {
         RelNode visited = super.visit(other);
         if (visited instanceof org.apache.calcite.rel.core.Filter filter) {
-          org.apache.calcite.rex.RexNode pulled = org.apache.calcite.rex.RexUtil.pullFactors(rexBuilder, filter.getCondition());
+          org.apache.calcite.rex.RexNode pulled = OrFactors.deriveColumnFilters(rexBuilder,
+              org.apache.calcite.rex.RexUtil.pullFactors(rexBuilder, filter.getCondition()));
           if (!pulled.equals(filter.getCondition())) {
             return filter.copy(filter.getTraitSet(), filter.getInput(), pulled);
           }

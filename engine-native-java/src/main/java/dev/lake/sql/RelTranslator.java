@@ -105,13 +105,13 @@ final class RelTranslator {
   }
 
   private final RexBuilder rexBuilder;
-  private final RelMetadataQuery mq;
   private final int threads;
+  private final Cardinality cardinality;
 
   RelTranslator(RexBuilder rexBuilder, RelMetadataQuery mq, int threads) {
     this.rexBuilder = rexBuilder;
-    this.mq = mq;
     this.threads = threads;
+    this.cardinality = new Cardinality(mq);
   }
 
   Node translate(RelNode rel) {
@@ -697,8 +697,7 @@ final class RelTranslator {
   }
 
   private double rows(RelNode rel) {
-    Double rows = mq.getRowCount(rel);
-    return rows == null ? Double.MAX_VALUE : rows;
+    return cardinality.rows(rel);
   }
 
   // ---------------------------------------------------------------- sort, union, values

@@ -18,6 +18,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,7 +33,11 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * {@code --runs} times in each engine after one warm-up and prints the medians, the ratio
  * lake/DuckDB and their geometric mean; then the memory-bandwidth bound of Q6's columns.
  *
- * <pre>bench/tpch [--sf 1] [--runs 5] [--threads 1] [--queries 1,6] [--dir /tmp/lake-tpch-sf1]</pre>
+ * <pre>bench/tpch [--sf 1] [--runs 5] [--threads 1] [--queries 1,6] [--dir /tmp/lake-tpch-sf1]
+ *            [--sql "SELECT ... FROM lineitem"]...</pre>
+ *
+ * {@code --sql} (repeatable) runs the given statements instead of the numbered queries, for
+ * timing the parts of a query; tables are named as in TPC-H, unqualified.
  */
 public final class TpchBench {
   private TpchBench() {}
@@ -42,6 +47,7 @@ public final class TpchBench {
     int runs = 5;
     int threads = 1;
     List<Integer> queries = new ArrayList<>();
+    List<String> statements = new ArrayList<>();
     Path dir = null;
     boolean explain = false;
     for (int i = 0; i < args.length; i += 2) {
@@ -52,10 +58,11 @@ public final class TpchBench {
         case "--queries" -> Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt).forEach(queries::add);
         case "--dir" -> dir = Path.of(args[i + 1]);
         case "--explain" -> explain = Boolean.parseBoolean(args[i + 1]);
+        case "--sql" -> statements.add(args[i + 1]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    if (queries.isEmpty()) {
+    if (queries.isEmpty() && statements.isEmpty()) {
       for (int q = 1; q <= 22; q++) {
         queries.add(q);
       }
@@ -99,8 +106,15 @@ public final class TpchBench {
       System.out.printf(Locale.ROOT, "%-5s %12s %12s %8s %10s%n", "query", "lake ms", "duckdb ms", "ratio", "rows");
       double logSum = 0;
       int counted = 0;
+      Map<String, String> texts = new LinkedHashMap<>();
       for (int q : queries) {
-        String text = TpchQueries.query(q, sf);
+        texts.put("Q" + q, TpchQueries.query(q, sf));
+      }
+      for (int i = 0; i < statements.size(); i++) {
+        texts.put("S" + (i + 1), statements.get(i));
+      }
+      for (Map.Entry<String, String> entry : texts.entrySet()) {
+        String text = entry.getValue();
         if (explain) {
           try (ArrowReader reader = sql.prepare("EXPLAIN " + text).execute(allocator)) {
             while (reader.loadNextBatch()) {
@@ -128,7 +142,7 @@ public final class TpchBench {
         double p = median(peer);
         logSum += Math.log(l / p);
         counted++;
-        System.out.printf(Locale.ROOT, "Q%-4d %12.1f %12.1f %7.2fx %10d%n", q, l, p, l / p, rows);
+        System.out.printf(Locale.ROOT, "%-5s %12.1f %12.1f %7.2fx %10d%n", entry.getKey(), l, p, l / p, rows);
       }
       System.out.printf(Locale.ROOT, "%-5s %12s %12s %7.2fx%n", "geo", "", "", Math.exp(logSum / counted));
       bandwidthBound(sf);

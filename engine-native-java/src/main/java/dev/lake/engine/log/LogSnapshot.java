@@ -1,5 +1,6 @@
 package dev.lake.engine.log;
 
+import dev.lake.engine.ColumnStatistics;
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.ScanRequest;
 import dev.lake.engine.ScanUnit;
@@ -8,6 +9,7 @@ import dev.lake.engine.Version;
 import dev.lake.engine.expr.Expression;
 import dev.lake.engine.log.commit.LiveSegment;
 import dev.lake.engine.log.segment.BlockMeta;
+import dev.lake.engine.log.segment.ColumnStats;
 import dev.lake.engine.log.segment.SegmentFile;
 import dev.lake.engine.log.segment.SegmentFooter;
 import dev.lake.engine.log.segment.StatsPruner;
@@ -29,6 +31,7 @@ final class LogSnapshot implements Snapshot {
   private final List<LiveSegment> segments;
   private final long rowCount;
   private final Map<String, Integer> columnIndex = new HashMap<>();
+  private final Map<Integer, ColumnStatistics> statisticsCache = new java.util.concurrent.ConcurrentHashMap<>();
 
   LogSnapshot(LogTableHandle handle, Version version, Schema schema, List<LiveSegment> segments) {
     this.handle = handle;
@@ -116,6 +119,48 @@ final class LogSnapshot implements Snapshot {
         handle.store(), LogTableHandle.segmentKey(segment.ref().file()), u.footer(), u.blocks(),
         projection, allocator, handle.mappings(),
         (detail, cause) -> handle.corruptOrExpired(version, segment, ": " + detail, cause));
+  }
+
+  /**
+   * Null count and bounds merged over every block's footer statistics (footers are cached by the
+   * handle); bounds only when every block has them and they are numbers.
+   */
+  @Override
+  public Optional<ColumnStatistics> statistics(String column) {
+    Integer index = columnIndex.get(column);
+    if (index == null) {
+      throw new IllegalArgumentException("no column '" + column + "' in " + handle.location());
+    }
+    return Optional.of(statisticsCache.computeIfAbsent(index, this::mergeStatistics));
+  }
+
+  private ColumnStatistics mergeStatistics(int column) {
+    long nulls = 0;
+    Object min = null;
+    Object max = null;
+    boolean bounded = true;
+    for (LiveSegment segment : segments) {
+      for (BlockMeta block : handle.footer(segment, version, schema).blocks()) {
+        ColumnStats stats = block.columns().get(column).stats();
+        nulls += stats.nullCount();
+        if (stats.nullCount() == block.rows()) {
+          continue; // all NULL: no values to bound
+        }
+        if (!(stats.min() instanceof Number lo) || !(stats.max() instanceof Number hi)
+            || !(lo instanceof Long || lo instanceof Double)) {
+          bounded = false;
+          continue;
+        }
+        min = min == null || compare(lo, (Number) min) < 0 ? lo : min;
+        max = max == null || compare(hi, (Number) max) > 0 ? hi : max;
+      }
+    }
+    return bounded && min != null ? new ColumnStatistics(nulls, min, max) : new ColumnStatistics(nulls, null, null);
+  }
+
+  private static int compare(Number a, Number b) {
+    return a instanceof Long x && b instanceof Long y ? Long.compare(x, y)
+        : Double.compare(a.doubleValue(), b.doubleValue());
   }
 
   private List<Integer> projection(ScanRequest request) {

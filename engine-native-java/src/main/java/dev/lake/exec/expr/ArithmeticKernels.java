@@ -20,6 +20,14 @@ final class ArithmeticKernels {
       return batch -> longs(op, (Col.Longs) left.eval(batch), (Col.Longs) right.eval(batch), type);
     }
     if (type.isFloat()) {
+      if (op == Expr.Op.ADD || op == Expr.Op.SUB || op == Expr.Op.MUL) {
+        if (right instanceof LogicKernels.Constant c && c.value() instanceof Double y) {
+          return batch -> doublesScalar(op, (Col.Doubles) left.eval(batch), y, false);
+        }
+        if (left instanceof LogicKernels.Constant c && c.value() instanceof Double x) {
+          return batch -> doublesScalar(op, (Col.Doubles) right.eval(batch), x, true);
+        }
+      }
       return batch -> doubles(op, (Col.Doubles) left.eval(batch), (Col.Doubles) right.eval(batch));
     }
     return batch -> decimals(op, (Col.Objects) left.eval(batch), (Col.Objects) right.eval(batch), type);
@@ -105,11 +113,56 @@ final class ArithmeticKernels {
       }
       out.values[i] = r;
     }
+    if (a.noNulls() && b.noNulls()) {
+      out.markNoNulls();
+    }
+    return out;
+  }
+
+  /**
+   * {@code a op c} (or {@code c op a} when {@code constantLeft}) for + - *, which cannot fail: one
+   * branch-free loop the JIT vectorises; NULL rows keep their flags.
+   */
+  private static Col doublesScalar(Expr.Op op, Col.Doubles a, double c, boolean constantLeft) {
+    int n = a.size;
+    Col.Doubles out = new Col.Doubles(n);
+    double[] x = a.values;
+    double[] r = out.values;
+    switch (op) {
+      case ADD -> { for (int i = 0; i < n; i++) r[i] = x[i] + c; }
+      case MUL -> { for (int i = 0; i < n; i++) r[i] = x[i] * c; }
+      case SUB -> {
+        if (constantLeft) {
+          for (int i = 0; i < n; i++) r[i] = c - x[i];
+        } else {
+          for (int i = 0; i < n; i++) r[i] = x[i] - c;
+        }
+      }
+      default -> throw new IllegalStateException(op.name());
+    }
+    if (a.noNulls()) {
+      out.markNoNulls();
+    } else {
+      System.arraycopy(a.nulls, 0, out.nulls, 0, n);
+    }
     return out;
   }
 
   private static Col doubles(Expr.Op op, Col.Doubles a, Col.Doubles b) {
     int n = a.size;
+    if (a.noNulls() && b.noNulls() && (op == Expr.Op.ADD || op == Expr.Op.SUB || op == Expr.Op.MUL)) {
+      Col.Doubles out = new Col.Doubles(n);
+      double[] x = a.values;
+      double[] y = b.values;
+      double[] r = out.values;
+      switch (op) {
+        case ADD -> { for (int i = 0; i < n; i++) r[i] = x[i] + y[i]; }
+        case SUB -> { for (int i = 0; i < n; i++) r[i] = x[i] - y[i]; }
+        default -> { for (int i = 0; i < n; i++) r[i] = x[i] * y[i]; }
+      }
+      out.markNoNulls();
+      return out;
+    }
     Col.Doubles out = new Col.Doubles(n);
     for (int i = 0; i < n; i++) {
       if (a.nulls[i] || b.nulls[i]) {
@@ -136,6 +189,9 @@ final class ArithmeticKernels {
         }
         default -> throw new IllegalStateException(op.name());
       };
+    }
+    if (a.noNulls() && b.noNulls()) {
+      out.markNoNulls();
     }
     return out;
   }

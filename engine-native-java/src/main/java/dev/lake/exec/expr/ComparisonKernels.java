@@ -52,9 +52,7 @@ final class ComparisonKernels {
       case GE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] >= y[i]; }
       default -> throw new IllegalStateException(op.name());
     }
-    for (int i = 0; i < n; i++) {
-      out.nulls[i] = a.nulls[i] | b.nulls[i];
-    }
+    orNulls(a, b, out);
     return out;
   }
 
@@ -73,9 +71,7 @@ final class ComparisonKernels {
       case GE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] >= y[i]; }
       default -> throw new IllegalStateException(op.name());
     }
-    for (int i = 0; i < n; i++) {
-      out.nulls[i] = a.nulls[i] | b.nulls[i];
-    }
+    orNulls(a, b, out);
     return out;
   }
 
@@ -93,7 +89,7 @@ final class ComparisonKernels {
       case GE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] >= y; }
       default -> throw new IllegalStateException(op.name());
     }
-    System.arraycopy(a.nulls, 0, out.nulls, 0, n);
+    copyNulls(a, out);
     return out;
   }
 
@@ -110,7 +106,7 @@ final class ComparisonKernels {
       case GE -> { for (int i = 0; i < n; i++) out.values[i] = x[i] >= y; }
       default -> throw new IllegalStateException(op.name());
     }
-    System.arraycopy(a.nulls, 0, out.nulls, 0, n);
+    copyNulls(a, out);
     return out;
   }
 
@@ -138,5 +134,26 @@ final class ComparisonKernels {
       }
     }
     return out;
+  }
+
+  private static void copyNulls(Col a, Col.Bools out) {
+    if (a.noNulls()) {
+      out.markNoNulls();
+      return;
+    }
+    boolean[] from = a instanceof Col.Longs l ? l.nulls : ((Col.Doubles) a).nulls;
+    System.arraycopy(from, 0, out.nulls, 0, out.size);
+  }
+
+  private static void orNulls(Col a, Col b, Col.Bools out) {
+    if (a.noNulls() && b.noNulls()) {
+      out.markNoNulls();
+      return;
+    }
+    boolean[] x = a instanceof Col.Longs l ? l.nulls : ((Col.Doubles) a).nulls;
+    boolean[] y = b instanceof Col.Longs l ? l.nulls : ((Col.Doubles) b).nulls;
+    for (int i = 0; i < out.size; i++) {
+      out.nulls[i] = x[i] | y[i];
+    }
   }
 }

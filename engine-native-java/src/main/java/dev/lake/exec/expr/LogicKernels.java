@@ -42,7 +42,7 @@ final class LogicKernels {
         }
         case Col.Objects c -> Arrays.fill(c.values, v);
       }
-      return col;
+      return v == null ? col : col.markNoNulls();
     }
   }
 
@@ -58,9 +58,14 @@ final class LogicKernels {
 
     @Override
     public Col eval(Batch batch) {
-      Col.Bools acc = (Col.Bools) terms.get(0).eval(batch);
+      Col.Bools first = (Col.Bools) terms.get(0).eval(batch);
+      Col.Bools acc = new Col.Bools(first.size);
+      System.arraycopy(first.values, 0, acc.values, 0, first.size);
+      System.arraycopy(first.nulls, 0, acc.nulls, 0, first.size);
+      boolean noNulls = first.noNulls();
       for (int t = 1; t < terms.size(); t++) {
         Col.Bools next = (Col.Bools) terms.get(t).eval(batch);
+        noNulls &= next.noNulls();
         for (int i = 0; i < acc.size; i++) {
           boolean an = acc.nulls[i];
           boolean bn = next.nulls[i];
@@ -77,7 +82,7 @@ final class LogicKernels {
           }
         }
       }
-      return acc;
+      return noNulls ? acc.markNoNulls() : acc;
     }
   }
 

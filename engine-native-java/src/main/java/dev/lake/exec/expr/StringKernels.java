@@ -2,11 +2,11 @@ package dev.lake.exec.expr;
 
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
+import dev.lake.exec.Vectors;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 
@@ -15,28 +15,27 @@ final class StringKernels {
   private StringKernels() {}
 
   /**
-   * {@code column = 'c'}, {@code column <> 'c'}, {@code column [NOT] IN ('a', 'b', ...)}: compares
-   * each row's bytes with the constants' UTF-8 bytes. Equal strings have equal bytes, so the
-   * answer is the one {@link String#equals} gives. A non-VarChar vector falls back to
-   * {@code fallback}.
+   * A predicate on one VarChar column decided from each row's UTF-8 bytes; a NULL row is unknown.
+   * A column that is not VarChar (a computed string) goes to {@code fallback}.
    */
-  static final class Match implements Kernel {
+  private abstract static class OnBytes implements Kernel {
     private final int column;
-    private final byte[][] constants;
-    private final boolean listHasNull;
-    private final boolean negated;
     private final Kernel fallback;
 
-    Match(int column, List<String> constants, boolean listHasNull, boolean negated, Kernel fallback) {
+    OnBytes(int column, Kernel fallback) {
       this.column = column;
-      this.constants = constants.stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
-      this.listHasNull = listHasNull;
-      this.negated = negated;
       this.fallback = fallback;
     }
 
+    /** The row's answer: {@link #TRUE}, {@link #FALSE} or {@link #UNKNOWN}. */
+    abstract int test(MemorySegment data, int start, int end);
+
+    static final int TRUE = 1;
+    static final int FALSE = 0;
+    static final int UNKNOWN = -1;
+
     @Override
-    public Col eval(Batch batch) {
+    public final Col eval(Batch batch) {
       FieldVector vector = batch.root().getVector(column);
       if (!(vector instanceof VarCharVector v)) {
         return fallback.eval(batch);
@@ -44,9 +43,10 @@ final class StringKernels {
       int n = batch.count();
       int[] sel = batch.selection();
       Col.Bools out = new Col.Bools(n);
-      MemorySegment offsets = segment(v.getOffsetBuffer());
-      MemorySegment data = segment(v.getDataBuffer());
+      MemorySegment offsets = Vectors.segment(v.getOffsetBuffer());
+      MemorySegment data = Vectors.segment(v.getDataBuffer());
       boolean noNulls = v.getNullCount() == 0;
+      boolean unknowns = !noNulls;
       for (int i = 0; i < n; i++) {
         int r = sel == null ? i : sel[i];
         if (!noNulls && v.isNull(r)) {
@@ -54,16 +54,42 @@ final class StringKernels {
           continue;
         }
         int start = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r);
-        int length = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r + 1) - start;
-        if (matches(data, start, length)) {
-          out.values[i] = !negated;
-        } else if (listHasNull) {
+        int end = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r + 1);
+        int answer = test(data, start, end);
+        out.values[i] = answer == TRUE;
+        if (answer == UNKNOWN) {
           out.nulls[i] = true;
-        } else {
-          out.values[i] = negated;
+          unknowns = true;
         }
       }
-      return out;
+      return unknowns ? out : out.markNoNulls();
+    }
+  }
+
+  /**
+   * {@code column = 'c'}, {@code column <> 'c'}, {@code column [NOT] IN ('a', 'b', ...)}: compares
+   * each row's bytes with the constants' UTF-8 bytes. Equal strings have equal bytes, so the
+   * answer is the one {@link String#equals} gives. A non-VarChar vector falls back to
+   * {@code fallback}.
+   */
+  static final class Match extends OnBytes {
+    private final byte[][] constants;
+    private final boolean listHasNull;
+    private final boolean negated;
+
+    Match(int column, List<String> constants, boolean listHasNull, boolean negated, Kernel fallback) {
+      super(column, fallback);
+      this.constants = constants.stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+      this.listHasNull = listHasNull;
+      this.negated = negated;
+    }
+
+    @Override
+    int test(MemorySegment data, int start, int end) {
+      if (matches(data, start, end - start)) {
+        return negated ? FALSE : TRUE;
+      }
+      return listHasNull ? UNKNOWN : negated ? TRUE : FALSE;
     }
 
     private boolean matches(MemorySegment data, long start, int length) {
@@ -83,7 +109,123 @@ final class StringKernels {
     }
   }
 
-  private static MemorySegment segment(ArrowBuf buf) {
-    return MemorySegment.ofAddress(buf.memoryAddress()).reinterpret(buf.capacity());
+  /**
+   * {@code column [NOT] LIKE pattern} for a pattern of literal text and {@code %} only (no
+   * {@code _}, which matches one character, not one byte): the literal pieces are found in the
+   * row's UTF-8 bytes in order, the first anchored at the start and the last at the end unless a
+   * {@code %} frees them. Byte search is exact here because UTF-8 is self-synchronising: a
+   * character's bytes never match inside another character's.
+   */
+  static final class Like extends OnBytes {
+    private final byte[][] pieces;
+    private final boolean anchoredStart;
+    private final boolean anchoredEnd;
+    private final boolean negated;
+
+    private Like(int column, List<byte[]> pieces, boolean anchoredStart, boolean anchoredEnd,
+        boolean negated, Kernel fallback) {
+      super(column, fallback);
+      this.pieces = pieces.toArray(byte[][]::new);
+      this.anchoredStart = anchoredStart;
+      this.anchoredEnd = anchoredEnd;
+      this.negated = negated;
+    }
+
+    /** The byte-level kernel for {@code pattern}, or null when it has a {@code _}. */
+    static Like of(int column, String pattern, Character escape, boolean negated, Kernel fallback) {
+      List<byte[]> pieces = new java.util.ArrayList<>();
+      StringBuilder piece = new StringBuilder();
+      boolean anchoredStart = true;
+      boolean anchoredEnd = true;
+      for (int i = 0; i < pattern.length(); i++) {
+        char ch = pattern.charAt(i);
+        if (escape != null && ch == escape && i + 1 < pattern.length()) {
+          piece.append(pattern.charAt(++i));
+          anchoredEnd = true;
+        } else if (ch == '_') {
+          return null;
+        } else if (ch == '%') {
+          if (pieces.isEmpty() && piece.isEmpty()) {
+            anchoredStart = false;
+          }
+          if (!piece.isEmpty()) {
+            pieces.add(piece.toString().getBytes(StandardCharsets.UTF_8));
+            piece.setLength(0);
+          }
+          anchoredEnd = false;
+        } else {
+          piece.append(ch);
+          anchoredEnd = true;
+        }
+      }
+      if (!piece.isEmpty()) {
+        pieces.add(piece.toString().getBytes(StandardCharsets.UTF_8));
+      }
+      if (pieces.isEmpty() && anchoredStart && anchoredEnd) {
+        pieces.add(new byte[0]); // '' matches only the empty string
+      }
+      return new Like(column, pieces, anchoredStart, anchoredEnd, negated, fallback);
+    }
+
+    @Override
+    int test(MemorySegment data, int start, int end) {
+      return matches(data, start, end) != negated ? TRUE : FALSE;
+    }
+
+    private boolean matches(MemorySegment data, int start, int end) {
+      int from = start;
+      int to = end;
+      int first = 0;
+      int last = pieces.length - 1;
+      if (anchoredStart) {
+        byte[] p = pieces[0];
+        if (to - from < p.length || !equalAt(data, from, p)) {
+          return false;
+        }
+        from += p.length;
+        first = 1;
+        if (pieces.length == 1) {
+          return !anchoredEnd || from == to;
+        }
+      }
+      if (anchoredEnd && last >= first) {
+        byte[] p = pieces[last];
+        if (to - from < p.length || !equalAt(data, to - p.length, p)) {
+          return false;
+        }
+        to -= p.length;
+        last--;
+      }
+      for (int k = first; k <= last; k++) {
+        int at = indexOf(data, from, to, pieces[k]);
+        if (at < 0) {
+          return false;
+        }
+        from = at + pieces[k].length;
+      }
+      return true;
+    }
+
+    private static boolean equalAt(MemorySegment data, long at, byte[] p) {
+      for (int b = 0; b < p.length; b++) {
+        if (data.get(ValueLayout.JAVA_BYTE, at + b) != p[b]) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private static int indexOf(MemorySegment data, int from, int to, byte[] p) {
+      if (p.length == 0) {
+        return from;
+      }
+      byte head = p[0];
+      for (int at = from; at + p.length <= to; at++) {
+        if (data.get(ValueLayout.JAVA_BYTE, at) == head && equalAt(data, at, p)) {
+          return at;
+        }
+      }
+      return -1;
+    }
   }
 }

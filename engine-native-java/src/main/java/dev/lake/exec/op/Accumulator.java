@@ -88,21 +88,28 @@ abstract class Accumulator {
 
   static final class SumLong extends Accumulator {
     private long[] sums = new long[16];
-    private boolean[] seen = new boolean[16];
+    private final Seen seen = new Seen();
 
     @Override
     void add(int[] groups, int count, Col input, int groupCount) {
       if (sums.length < groupCount) {
         sums = Arrays.copyOf(sums, grow(sums.length, groupCount));
-        seen = Arrays.copyOf(seen, sums.length);
       }
       Col.Longs c = (Col.Longs) input;
+      long[] values = c.values;
       try {
+        if (seen.allRows(c, count, groupCount)) {
+          for (int i = 0; i < count; i++) {
+            int g = groups[i];
+            sums[g] = Math.addExact(sums[g], values[i]);
+          }
+          return;
+        }
         for (int i = 0; i < count; i++) {
           if (!c.nulls[i]) {
             int g = groups[i];
-            sums[g] = Math.addExact(sums[g], c.values[i]);
-            seen[g] = true;
+            sums[g] = Math.addExact(sums[g], values[i]);
+            seen.mark(g);
           }
         }
       } catch (ArithmeticException e) {
@@ -114,7 +121,7 @@ abstract class Accumulator {
     Col result(int groupCount) {
       Col.Longs out = new Col.Longs(groupCount);
       for (int g = 0; g < groupCount; g++) {
-        boolean has = g < seen.length && seen[g];
+        boolean has = seen.has(g);
         out.nulls[g] = !has;
         out.values[g] = has ? sums[g] : 0;
       }
@@ -124,19 +131,25 @@ abstract class Accumulator {
 
   static final class SumDouble extends Accumulator {
     private double[] sums = new double[16];
-    private boolean[] seen = new boolean[16];
+    private final Seen seen = new Seen();
 
     @Override
     void add(int[] groups, int count, Col input, int groupCount) {
       if (sums.length < groupCount) {
         sums = Arrays.copyOf(sums, grow(sums.length, groupCount));
-        seen = Arrays.copyOf(seen, sums.length);
       }
       Col.Doubles c = (Col.Doubles) input;
+      double[] values = c.values;
+      if (seen.allRows(c, count, groupCount)) {
+        for (int i = 0; i < count; i++) {
+          sums[groups[i]] += values[i];
+        }
+        return;
+      }
       for (int i = 0; i < count; i++) {
         if (!c.nulls[i]) {
-          sums[groups[i]] += c.values[i];
-          seen[groups[i]] = true;
+          sums[groups[i]] += values[i];
+          seen.mark(groups[i]);
         }
       }
     }
@@ -145,7 +158,7 @@ abstract class Accumulator {
     Col result(int groupCount) {
       Col.Doubles out = new Col.Doubles(groupCount);
       for (int g = 0; g < groupCount; g++) {
-        boolean has = g < seen.length && seen[g];
+        boolean has = seen.has(g);
         out.nulls[g] = !has;
         out.values[g] = has ? sums[g] : 0;
       }
@@ -213,6 +226,15 @@ abstract class Accumulator {
           }
         }
         case Col.Doubles c -> {
+          if (c.noNulls()) {
+            double[] values = c.values;
+            for (int i = 0; i < count; i++) {
+              int g = groups[i];
+              sums[g] += values[i];
+              counts[g]++;
+            }
+            return;
+          }
           for (int i = 0; i < count; i++) {
             if (!c.nulls[i]) {
               sums[groups[i]] += c.values[i];
@@ -427,6 +449,43 @@ abstract class Accumulator {
     @Override
     Col result(int groupCount) {
       return value.result(groupCount);
+    }
+  }
+
+  /**
+   * Which groups have had a non-NULL input (a SUM of none is NULL). While every batch has been
+   * free of NULLs, every group that has had a row has had a value, so nothing is stored per row:
+   * all groups below {@code seenBelow}. The first batch with NULLs switches to one flag per group.
+   */
+  static final class Seen {
+    private boolean dense = true;
+    private int seenBelow;
+    private boolean[] flags = new boolean[0];
+
+    /** True when the batch has no NULLs and the caller may skip {@link #mark}. */
+    boolean allRows(Col input, int count, int groupCount) {
+      if (dense && input.noNulls()) {
+        if (count > 0) {
+          seenBelow = Math.max(seenBelow, groupCount);
+        }
+        return true;
+      }
+      if (flags.length < groupCount) {
+        flags = Arrays.copyOf(flags, grow(flags.length, groupCount));
+      }
+      if (dense) {
+        dense = false;
+        Arrays.fill(flags, 0, seenBelow, true);
+      }
+      return false;
+    }
+
+    void mark(int group) {
+      flags[group] = true;
+    }
+
+    boolean has(int group) {
+      return dense ? group < seenBelow : group < flags.length && flags[group];
     }
   }
 }

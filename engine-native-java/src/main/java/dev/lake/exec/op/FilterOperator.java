@@ -1,32 +1,27 @@
 package dev.lake.exec.op;
 
 import dev.lake.exec.Batch;
-import dev.lake.exec.Col;
 import dev.lake.exec.expr.Expr;
-import dev.lake.exec.expr.Kernel;
+import dev.lake.exec.expr.SelectionFilter;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Keeps the rows where the predicate is TRUE by narrowing the selection; copies no data. A
  * conjunction is evaluated one term at a time, each over the rows the previous terms kept (a row
- * any term finds FALSE or unknown is dropped whatever the others say).
+ * any term finds FALSE or unknown is dropped whatever the others say); comparisons of a column
+ * with constants run first, on the column's buffer (see {@link SelectionFilter}).
  */
 public final class FilterOperator implements Operator {
   private final Operator input;
-  private final List<Kernel> terms;
-
-  public FilterOperator(Operator input, Kernel predicate) {
-    this.input = input;
-    this.terms = List.of(predicate);
-  }
+  private final List<SelectionFilter> terms;
 
   /** A filter on {@code predicate}, split at its top-level ANDs. */
   public FilterOperator(Operator input, Expr predicate) {
     this.input = input;
     List<Expr> conjuncts = new ArrayList<>();
     flatten(predicate, conjuncts);
-    this.terms = conjuncts.stream().map(Kernel::compile).toList();
+    this.terms = SelectionFilter.compileConjunction(conjuncts);
   }
 
   private static void flatten(Expr e, List<Expr> out) {
@@ -43,15 +38,10 @@ public final class FilterOperator implements Operator {
   public Batch next() {
     Batch batch;
     while ((batch = input.next()) != null) {
-      for (Kernel term : terms) {
-        Col.Bools keep = (Col.Bools) term.eval(batch);
+      for (SelectionFilter term : terms) {
+        // A fresh array per term: the previous batch's selection may be the input's.
         int[] selection = new int[batch.count()];
-        int count = 0;
-        for (int i = 0; i < batch.count(); i++) {
-          if (keep.isTrue(i)) {
-            selection[count++] = batch.row(i);
-          }
-        }
+        int count = term.select(batch, selection);
         batch = new Batch(batch.root(), selection, count);
         if (count == 0) {
           break;

@@ -3,6 +3,7 @@ package dev.lake.exec.op;
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
 import dev.lake.exec.SqlType;
+import dev.lake.exec.Vectors;
 import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
 import java.lang.foreign.MemorySegment;
@@ -236,10 +237,15 @@ final class GroupKeys {
 
   /**
    * Strings by their UTF-8 bytes: read from the VarChar vector's buffers when the key is a
-   * column of the input, else encoded from the computed column. Open addressing over the ids;
-   * the distinct keys' bytes live in one arena.
+   * column of the input, else encoded from the computed column. A string of up to 7 bytes is
+   * keyed by its bytes and length packed in a long; longer ones by open addressing over the ids,
+   * their bytes in one arena.
    */
   static final class StringIds extends KeyIds {
+    private static final int SHORT_MAX = 7;
+    private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
     private final int column;
     private final Kernel kernel;
     private byte[] arena = new byte[256];
@@ -249,6 +255,9 @@ final class GroupKeys {
     private int[] hashes = new int[16];
     private int[] slots = new int[64]; // id + 1, 0 for empty
     private int size;
+    private final LongGroupTable shortIds = new LongGroupTable();
+    private long lastPacked = -1; // no packed key has all bits set: its top byte is a length <= 7
+    private int lastId;
 
     StringIds(int column, Kernel kernel) {
       this.column = column;
@@ -263,10 +272,8 @@ final class GroupKeys {
         int[] sel = batch.selection();
         ArrowBuf offsetBuf = v.getOffsetBuffer();
         ArrowBuf dataBuf = v.getDataBuffer();
-        MemorySegment offsets = MemorySegment.ofAddress(offsetBuf.memoryAddress())
-            .reinterpret(offsetBuf.capacity());
-        MemorySegment data = MemorySegment.ofAddress(dataBuf.memoryAddress())
-            .reinterpret(dataBuf.capacity());
+        MemorySegment offsets = Vectors.segment(offsetBuf);
+        MemorySegment data = Vectors.segment(dataBuf);
         boolean noNulls = v.getNullCount() == 0;
         for (int i = 0; i < n; i++) {
           int r = sel == null ? i : sel[i];
@@ -293,6 +300,30 @@ final class GroupKeys {
     }
 
     private int find(MemorySegment data, long start, int length) {
+      if (length <= SHORT_MAX) {
+        // Short strings (flags, codes, names of a few letters) are their bytes in a long.
+        long packed = (long) length << 56;
+        if (start + 8 <= data.byteSize()) {
+          packed |= data.get(LITTLE_ENDIAN_LONG, start) & ((1L << (length * 8)) - 1);
+        } else {
+          for (int b = 0; b < length; b++) {
+            packed |= (data.get(ValueLayout.JAVA_BYTE, start + b) & 0xFFL) << (b * 8);
+          }
+        }
+        if (packed == lastPacked) {
+          return lastId;
+        }
+        int candidate = values.size();
+        int id = shortIds.getOrAdd(packed, candidate);
+        if (id == candidate) {
+          byte[] bytes = new byte[length];
+          MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start, bytes, 0, length);
+          values.add(new String(bytes, StandardCharsets.UTF_8));
+        }
+        lastPacked = packed;
+        lastId = id;
+        return id;
+      }
       int h = 0x811C9DC5;
       for (int b = 0; b < length; b++) {
         h = (h ^ data.get(ValueLayout.JAVA_BYTE, start + b)) * 0x01000193;

@@ -30,7 +30,7 @@ public final class HashAggregateOperator implements Operator {
   private final List<SqlType> keyTypes;
   private final List<Expr.Agg> aggs;
   /** The distinct aggregate arguments, each evaluated once a batch; -1 in argSlot for count(*). */
-  private final List<Kernel> aggArgs = new ArrayList<>();
+  private final List<Kernel> aggArgs;
   private final int[] argSlot;
   private final BufferAllocator allocator;
   private VectorSchemaRoot output;
@@ -56,10 +56,10 @@ public final class HashAggregateOperator implements Operator {
       if (slot < 0) {
         slot = distinct.size();
         distinct.add(arg);
-        aggArgs.add(Kernel.compile(arg));
       }
       argSlot[a] = slot;
     }
+    this.aggArgs = Kernel.compileShared(distinct);
     this.allocator = allocator;
   }
 

@@ -27,7 +27,7 @@ public final class ProjectOperator implements Operator {
     this.input = input;
     this.schema = schema;
     this.exprs = List.copyOf(exprs);
-    this.kernels = exprs.stream().map(Kernel::compile).toList();
+    this.kernels = Kernel.compileShared(exprs);
     this.allocator = allocator;
   }
 

@@ -1,0 +1,150 @@
+package dev.lake.exec.expr;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.Col;
+import dev.lake.exec.SqlType;
+import dev.lake.exec.Vectors;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns expression trees into kernel trees. Subexpressions that occur more than once among the
+ * expressions compiled together are wrapped in a {@link Memo}, so each is evaluated once per
+ * batch. Constants are never shared (kernels look for them to run scalar loops), nor are boolean
+ * results (the logic kernels may reuse their input's arrays).
+ */
+final class KernelCompiler {
+  private final Set<Expr> shared = new HashSet<>();
+  private final Map<Expr, Kernel> memos = new HashMap<>();
+
+  KernelCompiler(List<Expr> together) {
+    Map<Expr, Integer> occurrences = new HashMap<>();
+    for (Expr e : together) {
+      count(e, occurrences);
+    }
+    occurrences.forEach((e, n) -> {
+      if (n > 1) {
+        shared.add(e);
+      }
+    });
+  }
+
+  private static void count(Expr e, Map<Expr, Integer> occurrences) {
+    if (e instanceof Expr.Literal || e instanceof Expr.Agg || e.type().kind() == SqlType.Kind.BOOL) {
+      return;
+    }
+    if (occurrences.merge(e, 1, Integer::sum) > 1) {
+      return; // its subtrees were counted the first time; counting them again adds nothing new
+    }
+    switch (e) {
+      case Expr.Call c -> c.args().forEach(a -> count(a, occurrences));
+      case Expr.Cast c -> count(c.arg(), occurrences);
+      default -> { }
+    }
+  }
+
+  Kernel compile(Expr expr) {
+    if (!shared.contains(expr)) {
+      return compileNode(expr);
+    }
+    Kernel memo = memos.get(expr);
+    if (memo == null) {
+      memo = new Memo(compileNode(expr));
+      memos.put(expr, memo);
+    }
+    return memo;
+  }
+
+  private Kernel compileNode(Expr expr) {
+    return switch (expr) {
+      case Expr.Column c -> batch -> Vectors.read(batch.root().getVector(c.index()), batch);
+      case Expr.Literal l -> new LogicKernels.Constant(l);
+      case Expr.Call c -> switch (c.op()) {
+        case ADD, SUB, MUL, DIV, MOD -> ArithmeticKernels.binary(
+            c.op(), compile(c.args().get(0)), compile(c.args().get(1)), c.type());
+        case NEG -> ArithmeticKernels.negate(compile(c.args().get(0)), c.type());
+        case EQ, NE -> {
+          Kernel generic = ComparisonKernels.compare(
+              c.op(), compile(c.args().get(0)), compile(c.args().get(1)));
+          Expr a = c.args().get(0);
+          Expr b = c.args().get(1);
+          if (b instanceof Expr.Column && a instanceof Expr.Literal) {
+            Expr t = a;
+            a = b;
+            b = t;
+          }
+          if (a instanceof Expr.Column col && a.type().kind() == SqlType.Kind.UTF8
+              && b instanceof Expr.Literal lit && lit.value() instanceof String s) {
+            yield new StringKernels.Match(col.index(), List.of(s), false, c.op() == Expr.Op.NE, generic);
+          }
+          yield generic;
+        }
+        case LT, LE, GT, GE -> ComparisonKernels.compare(
+            c.op(), compile(c.args().get(0)), compile(c.args().get(1)));
+        case AND, OR -> new LogicKernels.AndOr(
+            c.op() == Expr.Op.AND, c.args().stream().map(this::compile).toList());
+        case NOT -> new LogicKernels.Not(compile(c.args().get(0)));
+        case IS_NULL, IS_NOT_NULL ->
+            new LogicKernels.IsNull(compile(c.args().get(0)), c.op() == Expr.Op.IS_NOT_NULL);
+        case EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY, SUBSTRING, UPPER, LOWER, CHAR_LENGTH ->
+            FunctionKernels.of(c, c.args().stream().map(this::compile).toList());
+      };
+      case Expr.Cast c -> new CastKernel(compile(c.arg()), c.arg().type(), c.type());
+      case Expr.Case c -> new LogicKernels.CaseWhen(
+          c.whens().stream().map(this::compile).toList(),
+          c.thens().stream().map(this::compile).toList(),
+          compile(c.otherwise()), c.type());
+      case Expr.InList in -> {
+        Kernel generic = new LogicKernels.In(compile(in.arg()), in.values(), in.negated());
+        List<String> strings = new ArrayList<>();
+        boolean hasNull = false;
+        for (Expr.Literal l : in.values()) {
+          if (l.value() instanceof String s) {
+            strings.add(s);
+          } else if (l.value() == null) {
+            hasNull = true;
+          } else {
+            strings = null;
+            break;
+          }
+        }
+        if (strings != null && in.arg() instanceof Expr.Column col
+            && col.type().kind() == SqlType.Kind.UTF8) {
+          yield new StringKernels.Match(col.index(), strings, hasNull, in.negated(), generic);
+        }
+        yield generic;
+      }
+      case Expr.Like l -> {
+        Kernel generic = new LogicKernels.Like(compile(l.arg()), l.pattern(), l.escape(), l.negated());
+        StringKernels.Like bytes = l.arg() instanceof Expr.Column col && col.type().kind() == SqlType.Kind.UTF8
+            ? StringKernels.Like.of(col.index(), l.pattern(), l.escape(), l.negated(), generic) : null;
+        yield bytes != null ? bytes : generic;
+      }
+      case Expr.Agg a -> throw new IllegalStateException("aggregate outside an aggregation: " + a);
+    };
+  }
+
+  /** The last batch's result of a shared subexpression; batches are told apart by identity. */
+  static final class Memo implements Kernel {
+    private final Kernel kernel;
+    private Batch last;
+    private Col value;
+
+    Memo(Kernel kernel) {
+      this.kernel = kernel;
+    }
+
+    @Override
+    public Col eval(Batch batch) {
+      if (batch != last) {
+        value = kernel.eval(batch);
+        last = batch;
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package dev.lake.exec.expr;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.Col;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One term of a WHERE conjunction compiled to narrow a batch's selection: it writes the physical
+ * rows of the live rows for which the term is TRUE. A comparison of a fixed-width column with a
+ * constant (and all such comparisons of one column, merged into one range) is tested straight on
+ * the column's Arrow buffer, without materialising the column or a boolean result.
+ */
+public interface SelectionFilter {
+
+  /**
+   * Writes into {@code out} (at least {@code batch.count()} long) the ascending physical rows of
+   * the live rows of {@code batch} that pass, and returns how many there are.
+   */
+  int select(Batch batch, int[] out);
+
+  /** Compiles the terms of a conjunction; comparisons of one column with constants merge. */
+  static List<SelectionFilter> compileConjunction(List<Expr> terms) {
+    Map<Integer, ColumnRange> ranges = new LinkedHashMap<>();
+    List<SelectionFilter> others = new ArrayList<>();
+    for (Expr term : terms) {
+      ColumnRange.Bound bound = ColumnRange.bound(term);
+      if (bound == null) {
+        others.add(new Generic(Kernel.compile(term)));
+      } else {
+        ranges.computeIfAbsent(bound.column(), c -> new ColumnRange(c, bound.kind()))
+            .add(bound, Kernel.compile(term));
+      }
+    }
+    // Column ranges first: they are the cheapest and usually the most selective.
+    List<SelectionFilter> out = new ArrayList<>(ranges.values());
+    out.addAll(others);
+    return out;
+  }
+
+  /** Any boolean expression: evaluated over the live rows, TRUE rows kept. */
+  final class Generic implements SelectionFilter {
+    private final Kernel kernel;
+
+    Generic(Kernel kernel) {
+      this.kernel = kernel;
+    }
+
+    @Override
+    public int select(Batch batch, int[] out) {
+      Col.Bools keep = (Col.Bools) kernel.eval(batch);
+      int count = 0;
+      int n = batch.count();
+      int[] sel = batch.selection();
+      boolean[] values = keep.values;
+      if (keep.noNulls()) {
+        for (int i = 0; i < n; i++) {
+          out[count] = sel == null ? i : sel[i];
+          count += values[i] ? 1 : 0;
+        }
+      } else {
+        boolean[] nulls = keep.nulls;
+        for (int i = 0; i < n; i++) {
+          out[count] = sel == null ? i : sel[i];
+          count += values[i] & !nulls[i] ? 1 : 0;
+        }
+      }
+      return count;
+    }
+  }
+}

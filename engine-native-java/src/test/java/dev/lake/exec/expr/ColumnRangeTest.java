@@ -1,0 +1,132 @@
+package dev.lake.exec.expr;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.SqlType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+class ColumnRangeTest {
+  private static final Expr.Op[] OPS = {Expr.Op.EQ, Expr.Op.LT, Expr.Op.LE, Expr.Op.GT, Expr.Op.GE};
+  private static final long[] LONG_EDGES = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+  private static final double[] DOUBLE_EDGES = {Double.NEGATIVE_INFINITY, -1.5, -0.0, 0.0, Double.MIN_VALUE, 2.5,
+      Double.MAX_VALUE, Double.POSITIVE_INFINITY, Double.NaN};
+
+  /**
+   * Conjunctions of comparisons with constants, merged into ranges and tested on the buffers,
+   * keep exactly the rows the comparison kernels find TRUE: NULLs, NaN, -0.0, the ends of the
+   * long range, dense batches and selections.
+   */
+  @Test
+  void mergedRangesKeepExactlyTheRowsTheComparisonsKeep() {
+    Random random = new Random(7);
+    try (BufferAllocator allocator = new RootAllocator();
+        BigIntVector longs = new BigIntVector("l", allocator);
+        DateDayVector days = new DateDayVector("d", allocator);
+        Float8Vector doubles = new Float8Vector("f", allocator)) {
+      int n = 1000;
+      longs.allocateNew(n);
+      days.allocateNew(n);
+      doubles.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (i % 11 == 0) {
+          longs.setNull(i);
+        } else {
+          longs.set(i, random.nextInt(4) == 0 ? LONG_EDGES[random.nextInt(LONG_EDGES.length)] : random.nextInt(21) - 10);
+        }
+        days.set(i, random.nextInt(21) - 10);
+        if (i % 13 == 0) {
+          doubles.setNull(i);
+        } else {
+          doubles.set(i, random.nextInt(3) == 0 ? DOUBLE_EDGES[random.nextInt(DOUBLE_EDGES.length)] : random.nextInt(9) - 4.5);
+        }
+      }
+      longs.setValueCount(n);
+      days.setValueCount(n);
+      doubles.setValueCount(n);
+      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(longs, days, doubles))) {
+        root.setRowCount(n);
+        int[] selection = new int[n / 3];
+        for (int i = 0; i < selection.length; i++) {
+          selection[i] = i * 3 + 2;
+        }
+        Expr.Column l = new Expr.Column(0, "l", SqlType.of(SqlType.Kind.INT64, true));
+        Expr.Column d = new Expr.Column(1, "d", SqlType.of(SqlType.Kind.DATE, false));
+        Expr.Column f = new Expr.Column(2, "f", SqlType.of(SqlType.Kind.FLOAT64, true));
+        for (int t = 0; t < 2000; t++) {
+          List<Expr> terms = new ArrayList<>();
+          int count = 1 + random.nextInt(3);
+          for (int k = 0; k < count; k++) {
+            Expr.Op op = OPS[random.nextInt(OPS.length)];
+            Expr column;
+            Expr.Literal literal;
+            switch (random.nextInt(3)) {
+              case 0 -> {
+                column = l;
+                long v = random.nextBoolean() ? LONG_EDGES[random.nextInt(LONG_EDGES.length)] : random.nextInt(21) - 10;
+                literal = new Expr.Literal(v, SqlType.of(SqlType.Kind.INT64, false));
+              }
+              case 1 -> {
+                column = d;
+                literal = new Expr.Literal((long) random.nextInt(21) - 10, SqlType.of(SqlType.Kind.DATE, false));
+              }
+              default -> {
+                column = f;
+                double v = random.nextBoolean() ? DOUBLE_EDGES[random.nextInt(DOUBLE_EDGES.length)] : random.nextInt(9) - 4.5;
+                literal = new Expr.Literal(v, SqlType.of(SqlType.Kind.FLOAT64, false));
+              }
+            }
+            boolean flipped = random.nextBoolean();
+            terms.add(new Expr.Call(op, flipped ? List.of(literal, column) : List.of(column, literal),
+                SqlType.of(SqlType.Kind.BOOL, true)));
+          }
+          List<SelectionFilter> fast = SelectionFilter.compileConjunction(terms);
+          List<SelectionFilter> slow = terms.stream()
+              .<SelectionFilter>map(e -> new SelectionFilter.Generic(Kernel.compile(e))).toList();
+          for (Batch batch : List.of(Batch.dense(root), new Batch(root, selection, selection.length))) {
+            assertArrayEquals(apply(slow, batch), apply(fast, batch), terms.toString());
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void onlyComparisonsOfAColumnWithANonNullConstantBecomeRanges() {
+    Expr.Column f = new Expr.Column(0, "f", SqlType.of(SqlType.Kind.FLOAT64, true));
+    SqlType bool = SqlType.of(SqlType.Kind.BOOL, true);
+    assertNotNull(ColumnRange.bound(new Expr.Call(Expr.Op.LT, List.of(f,
+        new Expr.Literal(1.0, SqlType.of(SqlType.Kind.FLOAT64, false))), bool)));
+    assertNull(ColumnRange.bound(new Expr.Call(Expr.Op.LT, List.of(f,
+        new Expr.Literal(null, SqlType.of(SqlType.Kind.FLOAT64, true))), bool)));
+    assertNull(ColumnRange.bound(new Expr.Call(Expr.Op.NE, List.of(f,
+        new Expr.Literal(1.0, SqlType.of(SqlType.Kind.FLOAT64, false))), bool)));
+    assertNull(ColumnRange.bound(new Expr.Call(Expr.Op.LT, List.of(f, f), bool)));
+  }
+
+  private static int[] apply(List<SelectionFilter> filters, Batch batch) {
+    for (SelectionFilter filter : filters) {
+      int[] out = new int[batch.count()];
+      int count = filter.select(batch, out);
+      batch = new Batch(batch.root(), out, count);
+    }
+    int[] rows = new int[batch.count()];
+    for (int i = 0; i < rows.length; i++) {
+      rows[i] = batch.row(i);
+    }
+    return rows;
+  }
+}
