@@ -435,14 +435,17 @@ final class RelTranslator {
       int i = keyCount + slots.get(j);
       SqlType t = types.get(i);
       Expr col = new Expr.Column(i, fields.get(i).getName(), t);
-      if (sum0.get(j)) {
-        Expr zero = RexToExpr.cast(new Expr.Literal(0L, SqlType.of(SqlType.Kind.INT64, false)), t);
-        col = new Expr.Case(List.of(new Expr.Call(Expr.Op.IS_NOT_NULL, List.of(col), SqlType.of(SqlType.Kind.BOOL, false))),
-            List.of(col), zero, t.withNullable(false));
-      }
-      exprs.add(col);
+      exprs.add(sum0.get(j) ? zeroIfNull(col) : col);
     }
     return project(agg, exprs, outFields, outTypes, "Project (SUM0 of no rows is 0; LITERAL_AGG)");
+  }
+
+  /** {@code col}, or 0 where it is NULL: a sum over no rows that must read 0 (SUM0, COUNT). */
+  private static Expr zeroIfNull(Expr col) {
+    SqlType t = col.type();
+    Expr zero = RexToExpr.cast(new Expr.Literal(0L, SqlType.of(SqlType.Kind.INT64, false)), t);
+    return new Expr.Case(List.of(new Expr.Call(Expr.Op.IS_NOT_NULL, List.of(col), SqlType.of(SqlType.Kind.BOOL, false))),
+        List.of(col), zero, t.withNullable(false));
   }
 
   /**
@@ -480,7 +483,8 @@ final class RelTranslator {
 
   /**
    * Partial aggregates over each morsel of the pipeline, merged by a final aggregate: COUNT
-   * partials are summed, SUM, MIN and MAX merge with themselves, AVG travels as SUM and COUNT.
+   * partials are summed (0 when there are none), SUM, MIN and MAX merge with themselves, AVG
+   * travels as SUM and COUNT.
    */
   private Function<BufferAllocator, Operator> parallelAggregate(Pipeline pipeline, List<Expr> keys,
       List<Expr.Agg> calls, List<Field> outFields) {
@@ -500,8 +504,10 @@ final class RelTranslator {
     for (Expr.Agg call : calls) {
       switch (call.fn()) {
         case COUNT -> {
+          // A scan with no units (an empty table, or every block pruned) leaves the final
+          // aggregate no partials: their SUM is NULL, but the count of no rows is 0.
           Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), call.type()));
-          out.add(finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, p, int64)));
+          out.add(zeroIfNull(finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, p, int64))));
         }
         case AVG -> {
           SqlType sumType = resultType(Expr.AggFn.SUM, call.arg().type());

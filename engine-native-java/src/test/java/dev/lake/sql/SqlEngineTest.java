@@ -26,6 +26,21 @@ class SqlEngineTest extends SqlFixture {
   }
 
   @Test
+  void inListsHoldingNullAreNullNotFalseInsideOrAndNot() {
+    // id IN (1, 2, 3, NULL) is TRUE for 1..3 and NULL (not FALSE) for every other id.
+    assertEquals(List.of(1L, 2L, 3L), column(rows(
+        "SELECT id FROM episodes WHERE (id IN (1, 2, 3)) OR (id IN (1, 2, 3, NULL)) ORDER BY id")));
+    assertEquals(List.of(5L, 7L), column(rows(
+        "SELECT id FROM episodes WHERE id IN (7, NULL) OR robot IS NULL ORDER BY id")));
+    assertEquals(List.of(list(0L)), rows(
+        "SELECT count(*) FROM episodes WHERE NOT ((id IN (1, NULL)) OR (id IN (2)))"));
+    assertEquals(List.of(list(7L)), rows(
+        "SELECT count(*) FROM episodes WHERE (id IN (1, NULL)) IS NULL"));
+    assertEquals(List.of(1L, 2L, 3L, 4L, 5L), column(rows(
+        "SELECT id FROM episodes WHERE (robot IN ('bb8', NULL)) IS NULL AND id <= 7 ORDER BY id")));
+  }
+
+  @Test
   void selectStarReturnsEveryRowOfTheLatestVersionWithTheTableSchema() {
     PreparedQuery q = engine.prepare("SELECT * FROM demo.episodes");
     assertEquals(EPISODE_SCHEMA, q.schema());

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.engine.Version;
 import java.util.List;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 
 /** Joins, subqueries, set operations and WITH, planned relationally, over the fixture tables. */
@@ -42,6 +44,44 @@ class SqlJoinTest extends SqlFixture {
         + "(SELECT 1 FROM episodes f WHERE f.robot = e.robot AND f.id > e.id)"));
     assertTrue(plan.stream().anyMatch(l -> ((String) l).contains("HashJoin ANTI")), plan.toString());
     assertTrue(plan.stream().noneMatch(l -> ((String) l).contains("HashJoin LEFT")), plan.toString());
+  }
+
+  @Test
+  void notInOverAnEmptySubqueryIsTrueForEveryRowEvenANullKey() {
+    // demo.nobody has no rows, so its scan has no units: the parallel aggregate that counts the
+    // subquery's rows merges no partials at all.
+    useEmptyTableAndParallelPlans();
+    assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), column(rows(
+        "SELECT id FROM episodes WHERE robot NOT IN (SELECT robot FROM demo.nobody) ORDER BY id")));
+    assertEquals(List.of(list(4L, "c3po"), list(5L, null)), rows(
+        "SELECT id, robot FROM episodes WHERE NOT robot IN (SELECT robot FROM demo.nobody) "
+            + "AND ((id IN (4, 5)) OR (id IN (5, NULL))) ORDER BY id"));
+    assertEquals(List.of(list(1L, "r2d2"), list(2L, "r2d2"), list(3L, "c3po")), rows(
+        "SELECT id, robot FROM episodes WHERE NOT robot IN (SELECT robot FROM demo.nobody) "
+            + "AND ((id IN (1, 2, 3)) OR (id IN (1, 2, 3, NULL))) ORDER BY id"));
+    List<Object> plan = column(rows(
+        "EXPLAIN SELECT id FROM episodes WHERE robot NOT IN (SELECT robot FROM demo.nobody)"));
+    assertTrue(plan.stream().anyMatch(l -> ((String) l).contains("ParallelHashAggregate")), plan.toString());
+    assertTrue(plan.stream().anyMatch(l -> ((String) l).contains("demo.nobody version 0 columns=[robot] units=0")),
+        plan.toString());
+  }
+
+  @Test
+  void countOfATableWithNoScanUnitsIsZeroNotNull() {
+    useEmptyTableAndParallelPlans();
+    assertEquals(List.of(list(1L, 0L, 0L, null), list(2L, 0L, 0L, null)), rows(
+        "SELECT id, (SELECT count(*) FROM demo.nobody), (SELECT count(robot) FROM demo.nobody), "
+            + "(SELECT sum(x) FROM demo.nobody) FROM episodes WHERE id <= 2 ORDER BY id"));
+    assertEquals(List.of(list(0L, 0L, null, null)), rows(
+        "SELECT count(*), count(x), sum(x), avg(x) FROM (SELECT x FROM demo.nobody WHERE x > 0) n"));
+  }
+
+  /** Adds the empty table {@code demo.nobody (robot, x)} and plans with 4 workers on any machine. */
+  private void useEmptyTableAndParallelPlans() {
+    catalog.put(new TableName("demo", "nobody"), new InMemoryTable(new Schema(
+        List.of(field("robot", ArrowType.Utf8.INSTANCE, true),
+            field("x", new ArrowType.Int(32, true), true))), 3));
+    engine = new SqlEngine(catalog, Long.MAX_VALUE, 4);
   }
 
   @Test
