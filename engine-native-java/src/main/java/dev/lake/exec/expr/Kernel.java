@@ -83,6 +83,7 @@ public interface Kernel {
       }
       case Expr.Like l -> new LogicKernels.Like(compile(l.arg()), l.pattern(), l.escape(), l.negated());
       case Expr.Agg a -> throw new IllegalStateException("aggregate outside an aggregation: " + a);
+      case Expr.Nested n -> new NestedKernel(n);
     };
   }
 }
