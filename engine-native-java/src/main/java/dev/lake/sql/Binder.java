@@ -353,6 +353,11 @@ final class Binder {
       qualifiers.add(alias);
     }
     for (Field field : snapshot.schema().getFields()) {
+      if (!field.getChildren().isEmpty()) {
+        // Struct and list columns (field access, elements, pass-through) are planned relationally.
+        throw error(SqlException.Kind.UNSUPPORTED, "column " + field.getName() + " has type "
+            + field.getType() + ", which the single-table binder does not take", id);
+      }
       columns.add(new TableColumn(field.getName(), field,
           SqlType.fromArrow(field.getType(), field.isNullable()).orElse(null)));
     }
@@ -562,6 +567,8 @@ final class Binder {
         yield new Expr.Column(keys.size() + index, "$agg" + index, a.type());
       }
       case Expr.Column c -> throw new SqlException(SqlException.Kind.INVALID, "column " + c.name()
+          + " must appear in GROUP BY or be used in an aggregate function");
+      case Expr.Nested n -> throw new SqlException(SqlException.Kind.INVALID, n.describe()
           + " must appear in GROUP BY or be used in an aggregate function");
       case Expr.Literal l -> l;
       case Expr.Call c -> new Expr.Call(c.op(),

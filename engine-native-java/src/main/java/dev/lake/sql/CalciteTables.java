@@ -4,7 +4,6 @@ import dev.lake.engine.Snapshot;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.Version;
 import dev.lake.engine.VersionNotFoundException;
-import dev.lake.exec.SqlType;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +22,6 @@ import org.apache.calcite.schema.Statistics;
 import org.apache.calcite.schema.Table;
 import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
-import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
  * The {@link SqlCatalog} as Calcite schemas for one planning run: the root resolves
@@ -195,9 +193,7 @@ final class CalciteTables {
     public RelDataType getRowType(RelDataTypeFactory factory) {
       RelDataTypeFactory.Builder builder = factory.builder();
       for (Field field : snapshot.schema().getFields()) {
-        Optional<SqlType> type = SqlType.fromArrow(field.getType(), field.isNullable());
-        builder.add(field.getName(), type.map(t -> RelTypes.toCalcite(factory, t))
-            .orElseGet(() -> factory.createTypeWithNullability(factory.createSqlType(SqlTypeName.ANY), true)));
+        builder.add(field.getName(), RelTypes.column(factory, field));
       }
       return builder.build();
     }

@@ -83,7 +83,7 @@ final class RelPlanner {
     try {
       validated = validator.validate(query);
     } catch (CalciteContextException e) {
-      throw translate(e);
+      throw translate(e, tables);
     } catch (RuntimeException e) {
       SqlException cause = findSqlException(e);
       if (cause != null) {
@@ -198,7 +198,7 @@ final class RelPlanner {
     return null;
   }
 
-  private static SqlException translate(CalciteContextException e) {
+  private static SqlException translate(CalciteContextException e, CalciteTables tables) {
     SqlException inner = findSqlException(e);
     if (inner != null) {
       return new SqlException(inner.kind(), inner.getMessage()
@@ -208,7 +208,10 @@ final class RelPlanner {
     String message = e.getCause() != null && e.getCause().getMessage() != null
         ? e.getCause().getMessage() : e.getMessage();
     SqlException.Kind kind = SqlException.Kind.INVALID;
-    if (message.startsWith("Object '") && message.contains("not found")) {
+    String field = NestedNames.problem(message, tables.opened().values());
+    if (field != null) {
+      message = field;
+    } else if (message.startsWith("Object '") && message.contains("not found")) {
       kind = SqlException.Kind.TABLE_NOT_FOUND;
       message = "table " + message.substring("Object ".length());
     } else if (message.startsWith("Table '") && message.contains("not found")) {

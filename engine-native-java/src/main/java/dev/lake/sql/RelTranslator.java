@@ -23,6 +23,7 @@ import java.util.OptionalLong;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelFieldCollation;
@@ -38,6 +39,7 @@ import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.core.Union;
 import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
@@ -298,9 +300,18 @@ final class RelTranslator {
     for (int i = 0; i < project.getProjects().size(); i++) {
       RexNode e = project.getProjects().get(i);
       if (e instanceof RexInputRef ref && in.types().get(ref.getIndex()) == null) {
-        exprs.add(new Expr.Column(ref.getIndex(), names.get(i), SqlType.of(SqlType.Kind.NULL, true)));
+        exprs.add(new Expr.Column(ref.getIndex(), names.get(i), RexToExpr.PASS_THROUGH));
         Field f = in.fields().get(ref.getIndex());
         fields.add(new Field(names.get(i), f.getFieldType(), f.getChildren()));
+        types.add(null);
+        continue;
+      }
+      if (RexToExpr.isNested(e.getType())) {
+        // A struct or list inside a column (video.meta, events[1]), passed through whole.
+        Expr.Nested x = rex.nestedPassThrough(e);
+        Field f = fieldAt(in.fields().get(x.column()), x.path());
+        exprs.add(x);
+        fields.add(new Field(names.get(i), FieldType.nullable(f.getType()), f.getChildren()));
         types.add(null);
         continue;
       }
@@ -310,6 +321,15 @@ final class RelTranslator {
       types.add(x.type());
     }
     return project(in, exprs, fields, types, "Project " + project.getProjects());
+  }
+
+  /** The Arrow field of the value {@code path} reaches inside column {@code column}. */
+  private static Field fieldAt(Field column, List<Expr.Step> path) {
+    Field f = column;
+    for (Expr.Step step : path) {
+      f = step instanceof Expr.Step.Member m ? f.getChildren().get(m.child()) : f.getChildren().getFirst();
+    }
+    return f;
   }
 
   private static Node project(Node in, List<Expr> exprs, List<Field> fields, List<SqlType> types, String label) {
@@ -348,7 +368,8 @@ final class RelTranslator {
     for (int g : aggregate.getGroupSet()) {
       SqlType t = fused != null ? fused.get(g).type() : in.types().get(g);
       if (t == null) {
-        throw RexToExpr.unsupported("grouping by column " + inNames.get(g) + " of a nested type");
+        throw RexToExpr.wholeValue("GROUP BY (or DISTINCT) on " + inNames.get(g),
+            aggregate.getInput().getRowType().getFieldList().get(g).getType());
       }
       keys.add(fused != null ? fused.get(g) : new Expr.Column(g, in.names().get(g), t));
       fields.add(field(names.get(k), t));
@@ -383,10 +404,20 @@ final class RelTranslator {
         if (fused != null) {
           arg = fused.get(a);
         } else {
-          if (in.types().get(a) == null) {
-            throw RexToExpr.unsupported("aggregating column " + in.names().get(a) + " of a nested type");
+          RelDataType argType = aggregate.getInput().getRowType().getFieldList().get(a).getType();
+          if (in.types().get(a) != null) {
+            arg = new Expr.Column(a, in.names().get(a), in.types().get(a));
+          } else if (kind == SqlKind.COUNT && !call.isDistinct() && RexToExpr.isNested(argType)) {
+            // count(video) counts the rows where the value is not NULL.
+            SqlType one = SqlType.of(SqlType.Kind.INT64, true);
+            arg = new Expr.Case(List.of(new Expr.Nested(a, in.names().get(a), List.of(), Expr.Reach.IS_NULL,
+                SqlType.of(SqlType.Kind.BOOL, false))), List.of(new Expr.Literal(null, one)),
+                new Expr.Literal(1L, one), one);
+          } else {
+            throw RexToExpr.wholeValue(call.getAggregation().getName()
+                + (call.isDistinct() ? "(DISTINCT " : "(") + in.names().get(a) + "): "
+                + in.names().get(a), argType);
           }
-          arg = new Expr.Column(a, in.names().get(a), in.types().get(a));
         }
       }
       Expr.AggFn fn = switch (kind) {
@@ -465,7 +496,8 @@ final class RelTranslator {
     List<Expr> exprs = new ArrayList<>();
     RexToExpr rex = rex(below);
     for (RexNode e : project.getProjects()) {
-      if (e instanceof RexInputRef ref && below.types().get(ref.getIndex()) == null) {
+      if ((e instanceof RexInputRef ref && below.types().get(ref.getIndex()) == null)
+          || RexToExpr.isNested(e.getType())) {
         return null;
       }
       exprs.add(rex.convert(e));
@@ -720,6 +752,10 @@ final class RelTranslator {
         case LAST -> false;
         default -> descending;
       };
+      if (in.types().get(c.getFieldIndex()) == null) {
+        throw RexToExpr.wholeValue("ORDER BY " + in.names().get(c.getFieldIndex()),
+            sort.getInput().getRowType().getFieldList().get(c.getFieldIndex()).getType());
+      }
       keys.add(new SortOperator.Key(c.getFieldIndex(), descending, nullsFirst));
     }
     Schema schema = in.schema();

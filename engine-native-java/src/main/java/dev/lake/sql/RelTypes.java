@@ -1,10 +1,13 @@
 package dev.lake.sql;
 
 import dev.lake.exec.SqlType;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rel.type.RelDataTypeSystem;
 import org.apache.calcite.rel.type.RelDataTypeSystemImpl;
+import org.apache.calcite.rel.type.StructKind;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.type.SqlTypeUtil;
 
@@ -48,6 +51,36 @@ final class RelTypes {
       return true;
     }
   };
+
+  /**
+   * The Calcite type of a table column: the engine's scalar types, structs as ROW types (fields
+   * in order) and list, large-list and fixed-size-list columns as ARRAY types, to any depth;
+   * anything else is ANY (it can only be passed through). A struct column's ROW type lets
+   * {@code video.uri} name its field without the table's name
+   * ({@link StructKind#PEEK_FIELDS_NO_EXPAND}; {@code *} still returns the struct as one column).
+   */
+  static RelDataType column(RelDataTypeFactory f, Field field) {
+    return fromArrow(f, field, StructKind.PEEK_FIELDS_NO_EXPAND);
+  }
+
+  private static RelDataType fromArrow(RelDataTypeFactory f, Field field, StructKind kind) {
+    RelDataType type = switch (field.getType()) {
+      case ArrowType.Struct s -> f.createStructType(kind,
+          field.getChildren().stream().map(c -> fromArrow(f, c, StructKind.FULLY_QUALIFIED)).toList(),
+          field.getChildren().stream().map(Field::getName).toList());
+      case ArrowType.List l -> element(f, field);
+      case ArrowType.LargeList l -> element(f, field);
+      case ArrowType.FixedSizeList l -> element(f, field);
+      default -> SqlType.fromArrow(field.getType(), field.isNullable())
+          .map(t -> toCalcite(f, t))
+          .orElseGet(() -> f.createSqlType(SqlTypeName.ANY));
+    };
+    return f.createTypeWithNullability(type, field.isNullable() || type.getSqlTypeName() == SqlTypeName.ANY);
+  }
+
+  private static RelDataType element(RelDataTypeFactory f, Field list) {
+    return f.createArrayType(fromArrow(f, list.getChildren().getFirst(), StructKind.FULLY_QUALIFIED), -1);
+  }
 
   static RelDataType toCalcite(RelDataTypeFactory f, SqlType t) {
     RelDataType type = switch (t.kind()) {

@@ -14,7 +14,9 @@ import java.util.List;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.avatica.util.TimeUnitRange;
 import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexFieldAccess;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
@@ -22,6 +24,7 @@ import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
 import org.apache.calcite.sql.type.SqlTypeFamily;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.TimestampString;
@@ -57,16 +60,146 @@ final class RexToExpr {
       case RexInputRef ref -> {
         SqlType t = types.get(ref.getIndex());
         if (t == null) {
-          throw new SqlException(SqlException.Kind.UNSUPPORTED, "column " + names.get(ref.getIndex())
-              + " of type " + ref.getType().getFullTypeString() + " can only be passed through, not computed with");
+          throw wholeValue("column " + names.get(ref.getIndex()), ref.getType());
         }
         yield new Expr.Column(ref.getIndex(), names.get(ref.getIndex()), t);
       }
+      case RexFieldAccess access -> nested(access, Expr.Reach.VALUE);
       case RexLiteral literal -> literal(literal, RelTypes.toLake(literal.getType()));
       case RexCall call -> fold(call(call));
       default -> throw unsupported(rex.toString());
     };
   }
+
+  // ---------------------------------------------------------------- struct and list values
+
+  /** Whether values of {@code type} are structs or lists, which the engine only passes through. */
+  static boolean isNested(RelDataType type) {
+    return type.isStruct() || type.getSqlTypeName() == SqlTypeName.ARRAY;
+  }
+
+  /**
+   * The refusal of a struct or list value (or one of a type the engine cannot compute with) where
+   * a scalar is needed: comparisons, arithmetic, functions, grouping, sorting, join keys.
+   */
+  static SqlException wholeValue(String what, RelDataType type) {
+    if (!isNested(type)) {
+      return new SqlException(SqlException.Kind.UNSUPPORTED, what + " of type "
+          + type.getFullTypeString() + " can only be passed through, not computed with");
+    }
+    return new SqlException(SqlException.Kind.INVALID, what + " is a " + (type.isStruct() ? "struct" : "list")
+        + " value (" + describe(type) + "); struct and list values can only be selected"
+        + " whole, counted or tested with IS [NOT] NULL: compare, compute, group or sort with a field"
+        + " (video.uri), an element (embedding[1]) or cardinality(embedding) instead");
+  }
+
+  /** A type as SQL spells it, structs as {@code STRUCT<name TYPE, ...>}, lists as {@code TYPE ARRAY}. */
+  static String describe(RelDataType type) {
+    if (type.isStruct()) {
+      return "STRUCT<" + String.join(", ", type.getFieldList().stream()
+          .map(f -> f.getName() + " " + describe(f.getType())).toList()) + ">";
+    }
+    if (type.getSqlTypeName() == SqlTypeName.ARRAY) {
+      return describe(java.util.Objects.requireNonNull(type.getComponentType())) + " ARRAY";
+    }
+    return type.toString();
+  }
+
+  /**
+   * {@code rex}, a field or element of a struct or list column (or, for {@code IS_NULL}, such a
+   * column itself), as one {@link Expr.Nested}.
+   *
+   * @throws SqlException INVALID when {@code rex} is not such a path, when a value is asked of a
+   *     struct or list, or the cardinality of something that is not a list
+   */
+  private Expr nested(RexNode rex, Expr.Reach reach) {
+    Expr.Nested path = path(rex);
+    if (path == null) {
+      throw new SqlException(SqlException.Kind.INVALID, "cannot take a field or element of " + rex
+          + ": only struct fields (video.uri) and list elements (embedding[1]) of a table's"
+          + " columns are supported");
+    }
+    RelDataType type = rex.getType();
+    SqlType result = switch (reach) {
+      case IS_NULL -> SqlType.of(SqlType.Kind.BOOL, false);
+      case CARDINALITY -> {
+        if (type.getSqlTypeName() != SqlTypeName.ARRAY) {
+          throw new SqlException(SqlException.Kind.INVALID, "cardinality(" + path.describe()
+              + ") needs a list, but " + path.describe() + " is " + describe(type));
+        }
+        yield SqlType.of(SqlType.Kind.INT32, true);
+      }
+      case VALUE -> {
+        if (isNested(type)) {
+          throw wholeValue(path.describe(), type);
+        }
+        yield RelTypes.toLake(type).withNullable(true);
+      }
+    };
+    return new Expr.Nested(path.column(), path.name(), path.path(), reach, result);
+  }
+
+  /**
+   * A struct or list value {@code rex} (a field or element of a column, not the column itself)
+   * that a projection passes through whole.
+   */
+  Expr.Nested nestedPassThrough(RexNode rex) {
+    Expr.Nested path = path(rex);
+    if (path == null) {
+      throw wholeValue(rex.toString(), rex.getType());
+    }
+    return path;
+  }
+
+  /**
+   * The chain of struct fields and list elements from a struct or list column of the input to
+   * {@code rex}, as a {@link Expr.Nested} returning the value (of no scalar type), or null when
+   * {@code rex} is not such a chain.
+   */
+  private Expr.Nested path(RexNode rex) {
+    return switch (rex) {
+      case RexInputRef ref when types.get(ref.getIndex()) == null && isNested(ref.getType()) ->
+          new Expr.Nested(ref.getIndex(), names.get(ref.getIndex()), List.of(), Expr.Reach.VALUE, PASS_THROUGH);
+      case RexFieldAccess access -> then(path(access.getReferenceExpr()),
+          new Expr.Step.Member(access.getField().getIndex(), access.getField().getName()));
+      case RexCall call when call.getKind() == SqlKind.ITEM -> {
+        RexNode container = call.getOperands().get(0);
+        RexNode index = call.getOperands().get(1);
+        Expr.Nested base = path(container);
+        if (base == null) {
+          yield null;
+        }
+        if (container.getType().getSqlTypeName() == SqlTypeName.ARRAY) {
+          Expr k = conv(index);
+          if (!k.type().isInteger() && k.type().kind() != SqlType.Kind.NULL) {
+            throw new SqlException(SqlException.Kind.INVALID, "the index of " + base.describe()
+                + "[...] must be an integer, not " + k.type());
+          }
+          yield then(base, new Expr.Step.Element(cast(k, INT64)));
+        }
+        if (container.getType().isStruct() && index instanceof RexLiteral literal) {
+          var field = literal.getValue2() instanceof String name
+              ? container.getType().getField(name, true, false)
+              : container.getType().getFieldList().get(literal.getValueAs(Integer.class) - 1);
+          yield field == null ? null : then(base, new Expr.Step.Member(field.getIndex(), field.getName()));
+        }
+        yield null;
+      }
+      default -> null;
+    };
+  }
+
+  private static Expr.Nested then(Expr.Nested base, Expr.Step step) {
+    if (base == null) {
+      return null;
+    }
+    List<Expr.Step> path = new ArrayList<>(base.path());
+    path.add(step);
+    return new Expr.Nested(base.column(), base.name(), path, Expr.Reach.VALUE, PASS_THROUGH);
+  }
+
+  /** The "type" of a struct or list value a projection passes through. */
+  static final SqlType PASS_THROUGH = SqlType.of(SqlType.Kind.NULL, true);
 
   static SqlException unsupported(String what) {
     return new SqlException(SqlException.Kind.UNSUPPORTED, what + " is not supported yet");
@@ -100,8 +233,16 @@ final class RexToExpr {
       case AND, OR -> new Expr.Call(kind == SqlKind.AND ? Expr.Op.AND : Expr.Op.OR,
           ops.stream().map(this::conv).toList(), BOOL);
       case NOT -> new Expr.Call(Expr.Op.NOT, List.of(conv(ops.get(0))), BOOL);
-      case IS_NULL, IS_NOT_NULL -> new Expr.Call(kind == SqlKind.IS_NULL ? Expr.Op.IS_NULL : Expr.Op.IS_NOT_NULL,
-          List.of(conv(ops.get(0))), SqlType.of(SqlType.Kind.BOOL, false));
+      case IS_NULL, IS_NOT_NULL -> {
+        if (path(ops.get(0)) != null) {
+          Expr isNull = nested(ops.get(0), Expr.Reach.IS_NULL);
+          yield kind == SqlKind.IS_NULL ? isNull
+              : new Expr.Call(Expr.Op.NOT, List.of(isNull), SqlType.of(SqlType.Kind.BOOL, false));
+        }
+        yield new Expr.Call(kind == SqlKind.IS_NULL ? Expr.Op.IS_NULL : Expr.Op.IS_NOT_NULL,
+            List.of(conv(ops.get(0))), SqlType.of(SqlType.Kind.BOOL, false));
+      }
+      case ITEM -> nested(call, Expr.Reach.VALUE);
       case IS_TRUE -> truth(conv(ops.get(0)), true, true);
       case IS_NOT_TRUE -> truth(conv(ops.get(0)), true, false);
       case IS_FALSE -> truth(new Expr.Call(Expr.Op.NOT, List.of(conv(ops.get(0))), BOOL), true, true);
@@ -173,6 +314,9 @@ final class RexToExpr {
 
   private Expr function(RexCall call) {
     String name = call.getOperator().getName().toUpperCase(java.util.Locale.ROOT);
+    if (name.equals("CARDINALITY")) {
+      return nested(call.getOperands().getFirst(), Expr.Reach.CARDINALITY);
+    }
     List<Expr> args = call.getOperands().stream().map(this::conv).toList();
     return switch (name) {
       case "SUBSTRING" -> {
@@ -336,7 +480,8 @@ final class RexToExpr {
 
   /** Evaluates {@code e} now when it reads no column; errors are left for run time. */
   static Expr fold(Expr e) {
-    if (e instanceof Expr.Literal || e.anyMatch(x -> x instanceof Expr.Column || x instanceof Expr.Agg)) {
+    if (e instanceof Expr.Literal
+        || e.anyMatch(x -> x instanceof Expr.Column || x instanceof Expr.Agg || x instanceof Expr.Nested)) {
       return e;
     }
     try {

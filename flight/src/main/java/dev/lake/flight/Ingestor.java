@@ -75,7 +75,8 @@ final class Ingestor {
    * @throws TableAlreadyExistsException if the table exists and the options do not say APPEND
    *     or REPLACE
    * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT naming the first column that
-   *     differs from the table's, on append
+   *     differs from the table's, on append; INVALID_ARGUMENT naming the column when the engine
+   *     cannot store one of the payload's types, on create or replace (nothing is created)
    */
   void ingest(CommandStatementIngest command, TableIdent ident, Schema schema,
       AppendOperation operation, Supplier<ArrowReader> data) {
@@ -87,7 +88,7 @@ final class Ingestor {
       }
       String engine = command.getOptionsMap().getOrDefault(ENGINE_OPTION, DEFAULT_ENGINE);
       try {
-        catalog.create(ident, schema, engine);
+        createChecked(ident, () -> catalog.create(ident, schema, engine));
         catalog.append(ident, operation, data.get());
         return;
       } catch (TableAlreadyExistsException raced) {
@@ -103,8 +104,23 @@ final class Ingestor {
         checkSameColumns(ident, existing.get().schema(), schema);
         catalog.append(ident, operation, data.get());
       }
-      case TABLE_EXISTS_OPTION_REPLACE -> catalog.replace(ident, schema, operation, data.get());
+      case TABLE_EXISTS_OPTION_REPLACE ->
+          createChecked(ident, () -> catalog.replace(ident, schema, operation, data.get()));
       default -> throw new TableAlreadyExistsException(ident);
+    }
+  }
+
+  /**
+   * Runs a create or replace, turning the engine's refusal of the schema (a type its format
+   * cannot store, such as a map, union or dictionary column; duplicate names), which it reports
+   * before writing anything, into INVALID_ARGUMENT with its message naming the column.
+   */
+  private static void createChecked(TableIdent ident, Runnable create) {
+    try {
+      create.run();
+    } catch (IllegalArgumentException e) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "cannot create table lake." + ident + ": " + e.getMessage());
     }
   }
 

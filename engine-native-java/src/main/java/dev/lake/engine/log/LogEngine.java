@@ -10,7 +10,7 @@ import dev.lake.engine.TableLocation;
 import dev.lake.engine.Version;
 import dev.lake.engine.log.commit.CommitEntry;
 import dev.lake.engine.log.commit.CommitLog;
-import dev.lake.engine.log.segment.ColumnKind;
+import dev.lake.engine.log.segment.NestedLayout;
 import dev.lake.engine.log.store.LocalObjectStore;
 import dev.lake.engine.log.store.ObjectStore;
 import dev.lake.engine.log.store.S3ObjectStore;
@@ -57,7 +57,7 @@ final class LogEngine implements TableEngine {
    * Writes version 0 (the schema, no segments) put-if-absent.
    *
    * @throws IllegalArgumentException if the schema is empty, has duplicate names or a type the
-   *     format cannot store; nothing is written
+   *     format cannot store (naming the column and the part of it); nothing is written
    * @throws TableExistsException if version 0 already exists; nothing is changed
    * @throws EngineException if the location holds files that are not a log table's (naming one);
    *     nothing is written
@@ -180,9 +180,12 @@ final class LogEngine implements TableEngine {
       if (!names.add(f.getName())) {
         throw new IllegalArgumentException("duplicate column name '" + f.getName() + "'");
       }
-      if (ColumnKind.of(f) == null) {
-        throw new IllegalArgumentException(
-            "column '" + f.getName() + "' has type " + f.getType() + ", which the log format cannot store");
+      String problem = NestedLayout.unsupported(f);
+      if (problem != null) {
+        throw new IllegalArgumentException("column '" + f.getName() + "' cannot be stored by the log"
+            + " format: " + problem + "; it stores integers, floats, bool, utf8, binary, dates,"
+            + " timestamps, decimal128, and structs, lists, large lists and fixed-size lists of"
+            + " those, nested to any depth (no maps, unions or dictionary encoding)");
       }
     }
   }

@@ -28,6 +28,9 @@ public sealed interface Expr {
       case InList in -> new InList(in.arg().transform(f), in.values(), in.negated(), in.type());
       case Like l -> new Like(l.arg().transform(f), l.pattern(), l.escape(), l.negated(), l.type());
       case Agg a -> new Agg(a.fn(), a.distinct(), a.arg() == null ? null : a.arg().transform(f), a.type());
+      case Nested n -> new Nested(n.column(), n.name(), n.path().stream()
+          .map(s -> s instanceof Step.Element e ? new Step.Element(e.index().transform(f)) : s).toList(),
+          n.result(), n.type());
     };
     return f.apply(rebuilt);
   }
@@ -47,6 +50,7 @@ public sealed interface Expr {
       case InList in -> in.arg().anyMatch(test);
       case Like l -> l.arg().anyMatch(test);
       case Agg a -> a.arg() != null && a.arg().anyMatch(test);
+      case Nested n -> n.path().stream().anyMatch(s -> s instanceof Step.Element e && e.index().anyMatch(test));
     };
   }
 
@@ -121,4 +125,48 @@ public sealed interface Expr {
 
   /** An aggregate call; {@code arg} is null for {@code count(*)}. Only valid below an aggregate. */
   record Agg(AggFn fn, boolean distinct, Expr arg, SqlType type) implements Expr {}
+
+  /** One step into a nested value: a struct's field, or a list's element. */
+  sealed interface Step {
+    /** Field number {@code child} (0-based) of a struct, called {@code name}. */
+    record Member(int child, String name) implements Step {}
+
+    /** Element {@code index} (1-based, an integer expression over the input) of a list. */
+    record Element(Expr index) implements Step {}
+  }
+
+  /** What {@link Nested} returns of the value its path reaches. */
+  enum Reach {
+    /** The value itself: a scalar, or a struct or list a projection passes through. */
+    VALUE,
+    /** The number of elements of a list (INTEGER); NULL for a NULL list. */
+    CARDINALITY,
+    /** Whether the value is NULL (never NULL itself). */
+    IS_NULL
+  }
+
+  /**
+   * A value inside struct or list column {@code column} of the input, a column the engine
+   * otherwise only passes through: from the column, each step of {@code path} takes a field or
+   * an element. NULL anywhere on the path, or an element index outside {@code 1..length}, makes
+   * the value NULL. {@code type} is the scalar type of the result, or {@link SqlType.Kind#NULL}
+   * when a projection passes a struct or list value through.
+   */
+  record Nested(int column, String name, List<Step> path, Reach result, SqlType type) implements Expr {
+    public Nested {
+      path = List.copyOf(path);
+    }
+
+    /** How SQL spells the value, for messages: {@code video.uri}, {@code embedding[1]}. */
+    public String describe() {
+      StringBuilder out = new StringBuilder(name);
+      for (Step step : path) {
+        switch (step) {
+          case Step.Member m -> out.append('.').append(m.name());
+          case Step.Element e -> out.append('[').append(e.index() instanceof Literal l ? l.value() : "?").append(']');
+        }
+      }
+      return out.toString();
+    }
+  }
 }

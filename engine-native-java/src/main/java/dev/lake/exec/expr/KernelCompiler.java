@@ -34,7 +34,9 @@ final class KernelCompiler {
   }
 
   private static void count(Expr e, Map<Expr, Integer> occurrences) {
-    if (e instanceof Expr.Literal || e instanceof Expr.Agg || e.type().kind() == SqlType.Kind.BOOL) {
+    // Nested values are copied by the projection straight from their kernel, never shared.
+    if (e instanceof Expr.Literal || e instanceof Expr.Agg || e instanceof Expr.Nested
+        || e.type() == null || e.type().kind() == SqlType.Kind.BOOL) {
       return;
     }
     if (occurrences.merge(e, 1, Integer::sum) > 1) {
@@ -125,6 +127,7 @@ final class KernelCompiler {
         yield bytes != null ? bytes : generic;
       }
       case Expr.Agg a -> throw new IllegalStateException("aggregate outside an aggregation: " + a);
+      case Expr.Nested n -> new NestedKernel(n);
     };
   }
 

@@ -4,6 +4,7 @@ import dev.lake.exec.Batch;
 import dev.lake.exec.Vectors;
 import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
+import dev.lake.exec.expr.NestedKernel;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -13,7 +14,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Computes the output columns of each batch into a new dense root it owns. A bare column
- * reference shares the input's buffers (no copy) when the batch has no selection.
+ * reference shares the input's buffers (no copy) when the batch has no selection; a struct or
+ * list value inside a column ({@link Expr.Nested} with a nested output field) is copied.
  */
 public final class ProjectOperator implements Operator {
   private final Operator input;
@@ -47,6 +49,9 @@ public final class ProjectOperator implements Operator {
             && batch.root().getVector(column.index()).getField().getType()
                 .equals(target.getField().getType())) {
           copyColumn(batch, batch.root().getVector(column.index()), target);
+        } else if (kernels.get(c) instanceof NestedKernel nested
+            && !target.getField().getChildren().isEmpty()) {
+          nested.copyInto(batch, target);
         } else {
           Vectors.write(kernels.get(c).eval(batch), target);
         }

@@ -188,13 +188,23 @@ final class LogTestData {
 
   /** An Arrow IPC stream reader over batches of the given sizes, rows numbered from {@code first}. */
   static ArrowReader reader(Schema schema, BufferAllocator allocator, long first, int... sizes) {
+    return reader(schema, allocator, LogTestData::batch, first, sizes);
+  }
+
+  /** Makes rows {@code first .. first + rows - 1} of a test table. */
+  interface Rows {
+    VectorSchemaRoot batch(Schema schema, BufferAllocator allocator, long first, int rows);
+  }
+
+  /** Like {@link #reader(Schema, BufferAllocator, long, int...)} with rows made by {@code rows}. */
+  static ArrowReader reader(Schema schema, BufferAllocator allocator, Rows rows, long first, int... sizes) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
         ArrowStreamWriter writer = new ArrowStreamWriter(root, null, out)) {
       writer.start();
       long id = first;
       for (int size : sizes) {
-        try (VectorSchemaRoot b = batch(schema, allocator, id, size)) {
+        try (VectorSchemaRoot b = rows.batch(schema, allocator, id, size)) {
           root.clear();
           for (int c = 0; c < schema.getFields().size(); c++) {
             b.getVector(c).makeTransferPair(root.getVector(c)).transfer();

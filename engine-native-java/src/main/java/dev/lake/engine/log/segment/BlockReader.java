@@ -78,9 +78,19 @@ final class BlockReader extends ArrowReader {
       for (int column : projection) {
         ChunkMeta meta = block.columns().get(column);
         long offset = startInRun[column];
+        int first = buffers.size();
         for (long len : meta.bufferLengths()) {
           buffers.add(runOf[column].slice(offset, len));
           offset += len;
+        }
+        if (kinds.get(column) == null) {
+          String problem = NestedLayout.checkOffsets(footer.schema().getFields().get(column),
+              buffers.subList(first, buffers.size()), meta.nodes());
+          if (problem != null) {
+            throw onCorrupt.corrupt(where(blockIndex, column) + " " + problem, null);
+          }
+          meta.nodes().forEach(n -> nodes.add(new ArrowFieldNode(n.length(), n.nulls())));
+          continue;
         }
         if (kinds.get(column).variableWidth()) {
           checkOffsets(buffers, block.rows(), blockIndex, column);

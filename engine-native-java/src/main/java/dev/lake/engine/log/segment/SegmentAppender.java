@@ -16,7 +16,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * segment once one reaches the size bound. Every whole block inside a batch is written straight
  * from the batch's Arrow buffers ({@link ColumnSlicer}: views, re-based only where a block starts
  * mid-byte or its offsets do not start at 0); only rows that straddle batches are copied, in bulk,
- * into a {@link StagedBlock}.
+ * into a {@link StagedBlock}. Struct and list columns take the same two paths through a
+ * {@link NestedColumn} each.
  *
  * <p>Objects are durable once {@link #finish()} returns; until a commit log entry names them they
  * are invisible. {@link #close()} before {@code finish} deletes what was written.
@@ -31,7 +32,12 @@ public final class SegmentAppender implements AutoCloseable {
   private final Schema schema;
   private final int blockRows;
   private final long segmentBytes;
+  /** Per column, its slicer; null for a struct or list column. */
   private final List<ColumnSlicer> slicers = new ArrayList<>();
+  /** Per column, null for a flat one. */
+  private final NestedColumn[] nested;
+  private final boolean allFlat;
+  /** Stages the flat columns only. */
   private final StagedBlock staged;
   private final List<Written> written = new ArrayList<>();
   private final List<String> keys = new ArrayList<>();
@@ -51,11 +57,20 @@ public final class SegmentAppender implements AutoCloseable {
     this.blockRows = blockRows;
     this.segmentBytes = segmentBytes;
     List<ColumnKind> kinds = SegmentFooter.kinds(schema);
-    StagedBlock block = new StagedBlock(kinds, blockRows, allocator);
-    for (ColumnKind kind : kinds) {
-      slicers.add(new ColumnSlicer(kind, allocator));
+    List<ColumnKind> flat = new ArrayList<>();
+    nested = new NestedColumn[kinds.size()];
+    for (int c = 0; c < kinds.size(); c++) {
+      ColumnKind kind = kinds.get(c);
+      if (kind == null) {
+        nested[c] = new NestedColumn(schema.getFields().get(c), allocator);
+        slicers.add(null);
+      } else {
+        flat.add(kind);
+        slicers.add(new ColumnSlicer(kind, allocator));
+      }
     }
-    this.staged = block;
+    this.staged = new StagedBlock(flat, blockRows, allocator);
+    this.allFlat = flat.size() == kinds.size();
   }
 
   public long rows() {
@@ -74,14 +89,20 @@ public final class SegmentAppender implements AutoCloseable {
       if (staged.rows() == 0 && n - from >= blockRows) {
         List<ColumnSlice> block = new ArrayList<>(vectors.size());
         for (int c = 0; c < vectors.size(); c++) {
-          block.add(slicers.get(c).slice(vectors.get(c), from, blockRows));
+          block.add(nested[c] != null ? nested[c].slice(vectors.get(c), from, blockRows)
+              : slicers.get(c).slice(vectors.get(c), from, blockRows));
         }
         writeBlock(blockRows, block);
         from += blockRows;
         rows += blockRows;
       } else {
         int take = Math.min(n - from, blockRows - staged.rows());
-        staged.append(vectors, from, take);
+        staged.append(flat(vectors), from, take);
+        for (int c = 0; c < nested.length; c++) {
+          if (nested[c] != null) {
+            nested[c].stage(vectors.get(c), from, take);
+          }
+        }
         from += take;
         rows += take;
         if (staged.rows() == blockRows) {
@@ -104,8 +125,32 @@ public final class SegmentAppender implements AutoCloseable {
   }
 
   private void flushStaged() throws IOException {
-    writeBlock(staged.rows(), staged.slices());
+    List<ColumnSlice> flat = staged.slices();
+    List<ColumnSlice> block = new ArrayList<>(nested.length);
+    for (int c = 0, f = 0; c < nested.length; c++) {
+      block.add(nested[c] != null ? nested[c].staged() : flat.get(f++));
+    }
+    writeBlock(staged.rows(), block);
     staged.clear();
+    for (NestedColumn n : nested) {
+      if (n != null) {
+        n.clearStaged();
+      }
+    }
+  }
+
+  /** The flat columns' vectors, which {@link #staged} holds. */
+  private List<FieldVector> flat(List<FieldVector> vectors) {
+    if (allFlat) {
+      return vectors;
+    }
+    List<FieldVector> out = new ArrayList<>();
+    for (int c = 0; c < vectors.size(); c++) {
+      if (nested[c] == null) {
+        out.add(vectors.get(c));
+      }
+    }
+    return out;
   }
 
   private void writeBlock(int n, List<ColumnSlice> block) throws IOException {
@@ -130,7 +175,12 @@ public final class SegmentAppender implements AutoCloseable {
   @Override
   public void close() {
     staged.close();
-    slicers.forEach(ColumnSlicer::close);
+    slicers.stream().filter(java.util.Objects::nonNull).forEach(ColumnSlicer::close);
+    for (NestedColumn n : nested) {
+      if (n != null) {
+        n.close();
+      }
+    }
     try {
       if (current != null) {
         current.close();

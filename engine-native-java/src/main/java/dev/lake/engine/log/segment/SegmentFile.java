@@ -139,23 +139,25 @@ public final class SegmentFile {
       for (int c = 0; c < kinds.size(); c++) {
         ChunkMeta chunk = block.columns().get(c);
         ColumnKind kind = kinds.get(c);
-        if (kind == null
-            || chunk.offset() < MAGIC.length
+        if (chunk.offset() < MAGIC.length
             || chunk.length() <= 0
             || chunk.length() > Integer.MAX_VALUE
             || chunk.offset() + chunk.length() > dataEnd
-            || chunk.bufferLengths().size() != kind.bufferCount()) {
+            || (kind != null && chunk.bufferLengths().size() != kind.bufferCount())) {
           throw new SegmentFormatException("has a malformed chunk index");
         }
-        long sum = 0;
-        for (int i = 0; i < kind.bufferCount(); i++) {
-          long len = chunk.bufferLengths().get(i);
-          long expected = kind.bufferLength(i, block.rows());
-          if (len < 0 || (expected >= 0 && len != expected)) {
-            throw new SegmentFormatException("has a malformed buffer length");
+        if (kind == null) {
+          NestedLayout.validate(footer.schema().getFields().get(c), chunk, block.rows());
+        } else {
+          for (int i = 0; i < kind.bufferCount(); i++) {
+            long len = chunk.bufferLengths().get(i);
+            long expected = kind.bufferLength(i, block.rows());
+            if (len < 0 || (expected >= 0 && len != expected)) {
+              throw new SegmentFormatException("has a malformed buffer length");
+            }
           }
-          sum += len;
         }
+        long sum = chunk.bufferLengths().stream().mapToLong(Long::longValue).sum();
         if (sum != chunk.length() || chunk.stats().nullCount() > block.rows()) {
           throw new SegmentFormatException("has a malformed chunk index");
         }
@@ -163,10 +165,12 @@ public final class SegmentFile {
     }
   }
 
-  /** Field names, types and nullability equal; metadata is ignored. */
+  /** Field names, types and nullability equal, children included; metadata is ignored. */
   static boolean sameFields(Schema a, Schema b) {
-    List<Field> fa = a.getFields();
-    List<Field> fb = b.getFields();
+    return sameFields(a.getFields(), b.getFields());
+  }
+
+  private static boolean sameFields(List<Field> fa, List<Field> fb) {
     if (fa.size() != fb.size()) {
       return false;
     }
@@ -175,7 +179,8 @@ public final class SegmentFile {
       Field y = fb.get(i);
       if (!x.getName().equals(y.getName())
           || !x.getType().equals(y.getType())
-          || x.isNullable() != y.isNullable()) {
+          || x.isNullable() != y.isNullable()
+          || !sameFields(x.getChildren(), y.getChildren())) {
         return false;
       }
     }

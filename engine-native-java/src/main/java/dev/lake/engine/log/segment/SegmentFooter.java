@@ -19,7 +19,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
 
+  /** Footers of segments whose columns are all flat. */
   static final int FORMAT = 1;
+  /**
+   * Footers of segments with a struct or list column: chunks list their nodes. Readers of format
+   * 1 only refuse such segments ("unknown footer format") instead of misreading them.
+   */
+  static final int FORMAT_NESTED = 2;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public SegmentFooter {
@@ -37,7 +43,7 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
   byte[] encode() throws IOException {
     List<ColumnKind> kinds = kinds(schema);
     ObjectNode root = JSON.createObjectNode();
-    root.put("format", FORMAT);
+    root.put("format", kinds.contains(null) ? FORMAT_NESTED : FORMAT);
     root.set("schema", JSON.readTree(schema.toJson()));
     ArrayNode blockArray = root.putArray("blocks");
     for (BlockMeta block : blocks) {
@@ -52,6 +58,12 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
         n.put("crc32c", chunk.crc32c());
         ArrayNode lengths = n.putArray("buffers");
         chunk.bufferLengths().forEach(lengths::add);
+        if (!chunk.nodes().isEmpty()) {
+          ArrayNode nodes = n.putArray("nodes");
+          for (ChunkMeta.Node node : chunk.nodes()) {
+            nodes.add(node.length()).add(node.nulls());
+          }
+        }
         ColumnStats s = chunk.stats();
         n.put("nulls", s.nullCount());
         if (s.hasBounds()) {
@@ -67,8 +79,10 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
   static SegmentFooter decode(byte[] bytes) throws SegmentFormatException {
     try {
       JsonNode root = JSON.readTree(bytes);
-      if (root == null || root.path("format").asInt() != FORMAT) {
-        throw new SegmentFormatException("unknown footer format");
+      int format = root == null ? 0 : root.path("format").asInt();
+      if (format != FORMAT && format != FORMAT_NESTED) {
+        throw new SegmentFormatException("has footer format " + format + ", which this version of"
+            + " lake cannot read (it reads formats " + FORMAT + " and " + FORMAT_NESTED + ")");
       }
       Schema schema = Schema.fromJSON(root.get("schema").toString());
       List<ColumnKind> kinds = kinds(schema);
@@ -83,12 +97,21 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
           List<Long> lengths = new ArrayList<>();
           n.withArray("buffers").forEach(x -> lengths.add(x.asLong()));
           long nulls = requireLong(n, "nulls");
+          List<ChunkMeta.Node> nodes = new ArrayList<>();
+          JsonNode nodeArray = n.path("nodes");
+          for (int i = 0; i + 1 < nodeArray.size(); i += 2) {
+            nodes.add(new ChunkMeta.Node(nodeArray.get(i).asInt(), nodeArray.get(i + 1).asInt()));
+          }
+          if ((kinds.get(c) == null) != (format == FORMAT_NESTED && !nodes.isEmpty())
+              || (kinds.get(c) == null && n.has("min"))) {
+            throw new SegmentFormatException("a column's chunk does not fit its type");
+          }
           ColumnStats stats = n.has("min")
               ? new ColumnStats(nulls, decodeValue(kinds.get(c), n.get("min").asText()),
                   decodeValue(kinds.get(c), n.get("max").asText()), n.path("exact").asBoolean())
               : ColumnStats.unknown(nulls);
           chunks.add(new ChunkMeta(requireLong(n, "offset"), requireLong(n, "length"),
-              (int) requireLong(n, "crc32c"), lengths, stats));
+              (int) requireLong(n, "crc32c"), lengths, stats, nodes));
           c++;
         }
         blocks.add(new BlockMeta((int) requireLong(b, "rows"), chunks));

@@ -60,7 +60,7 @@ final class SegmentWriter implements AutoCloseable {
         all.add(bytes.duplicate());
       }
       chunks.add(new ChunkMeta(start, at - start, (int) crc.getValue(), lengths,
-          StatsCollector.collect(kinds.get(c), schema.getFields().get(c), slice)));
+          StatsCollector.collect(kinds.get(c), schema.getFields().get(c), slice), slice.nodes()));
     }
     write(all.toArray(ByteBuffer[]::new));
     blocks.add(new BlockMeta(n, chunks));

@@ -35,10 +35,11 @@ final class StatsCollector {
   private static final ValueLayout.OfDouble DOUBLE =
       ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
+  /** @param kind null for a struct or list column, which gets only its null count */
   static ColumnStats collect(ColumnKind kind, Field field, ColumnSlice slice) {
     int rows = slice.rows();
     long nulls = Bits.zeros(slice.validity(), rows);
-    if (!kind.hasStats() || nulls == rows) {
+    if (kind == null || !kind.hasStats() || nulls == rows) {
       return ColumnStats.unknown(nulls);
     }
     // Null bits are read only when the chunk has nulls; otherwise the loops never look at them.
