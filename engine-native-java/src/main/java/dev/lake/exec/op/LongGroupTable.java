@@ -2,12 +2,13 @@ package dev.lake.exec.op;
 
 /**
  * Group ids by a {@code long} key, with open addressing over primitive arrays so the common
- * single integer/date/timestamp GROUP BY key costs no boxing or hashing of objects per row.
+ * single integer/date/timestamp GROUP BY key costs no boxing or hashing of objects per row. Each
+ * slot is two adjacent longs, the key and its id + 1 (0 marks an empty slot), so a probe touches
+ * one cache line, which is what a table of a million groups costs.
  */
 final class LongGroupTable {
-  private long[] keys = new long[64];
-  private int[] ids = new int[64];
-  private boolean[] used = new boolean[64];
+  private long[] slots = new long[2 * 64];
+  private int mask = 63;
   private int size;
 
   /** How many keys the table holds. */
@@ -17,18 +18,21 @@ final class LongGroupTable {
 
   /** The id of {@code key}; if absent, records {@code candidate} as its id and returns it. */
   int getOrAdd(long key, int candidate) {
-    int mask = keys.length - 1;
+    long[] s = slots;
     int slot = hash(key) & mask;
-    while (used[slot]) {
-      if (keys[slot] == key) {
-        return ids[slot];
+    while (true) {
+      long id = s[2 * slot + 1];
+      if (id == 0) {
+        break;
+      }
+      if (s[2 * slot] == key) {
+        return (int) id - 1;
       }
       slot = (slot + 1) & mask;
     }
-    used[slot] = true;
-    keys[slot] = key;
-    ids[slot] = candidate;
-    if (++size * 2 > keys.length) {
+    s[2 * slot] = key;
+    s[2 * slot + 1] = candidate + 1L;
+    if (++size * 2 > mask + 1) {
       grow();
     }
     return candidate;
@@ -40,22 +44,18 @@ final class LongGroupTable {
   }
 
   private void grow() {
-    long[] oldKeys = keys;
-    int[] oldIds = ids;
-    boolean[] oldUsed = used;
-    keys = new long[oldKeys.length * 2];
-    ids = new int[keys.length];
-    used = new boolean[keys.length];
-    int mask = keys.length - 1;
-    for (int i = 0; i < oldKeys.length; i++) {
-      if (oldUsed[i]) {
-        int slot = hash(oldKeys[i]) & mask;
-        while (used[slot]) {
+    long[] old = slots;
+    int capacity = (mask + 1) * 2;
+    slots = new long[2 * capacity];
+    mask = capacity - 1;
+    for (int i = 0; i < old.length; i += 2) {
+      if (old[i + 1] != 0) {
+        int slot = hash(old[i]) & mask;
+        while (slots[2 * slot + 1] != 0) {
           slot = (slot + 1) & mask;
         }
-        used[slot] = true;
-        keys[slot] = oldKeys[i];
-        ids[slot] = oldIds[i];
+        slots[2 * slot] = old[i];
+        slots[2 * slot + 1] = old[i + 1];
       }
     }
   }
