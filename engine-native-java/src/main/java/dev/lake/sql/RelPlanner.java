@@ -116,6 +116,7 @@ final class RelPlanner {
         .addRuleInstance(CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE)
         .addRuleInstance(CoreRules.JOIN_SUB_QUERY_TO_CORRELATE)
         .build());
+    rel = ExistsJoins.rewrite(rel, rexBuilder);
     rel = RelDecorrelator.decorrelateQuery(rel, relBuilder);
     rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
     rel = pullFactors(rel, rexBuilder);

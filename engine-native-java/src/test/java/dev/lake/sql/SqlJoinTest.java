@@ -47,6 +47,25 @@ class SqlJoinTest extends SqlFixture {
   }
 
   @Test
+  void existsCorrelatedByEqualityIsOneSemiOrAntiJoinWithoutReevaluatingTheOuterQuery() {
+    String exists = "SELECT id FROM episodes e WHERE %s (SELECT 1 FROM episodes f "
+        + "WHERE f.robot = e.robot AND f.task = 'place') %s ORDER BY id";
+    assertEquals(List.of(1L, 2L, 8L), column(rows(exists.formatted("EXISTS", ""))));
+    assertEquals(List.of(3L, 4L, 5L, 6L, 7L), column(rows(exists.formatted("NOT EXISTS", ""))),
+        "a NULL robot equals nothing, so nothing exists for it");
+    assertEquals(List.of(4L, 5L), column(rows(exists.formatted("NOT EXISTS", "AND id IN (1, 4, 5)"))));
+    assertEquals(List.of(1L, 2L, 3L, 8L), column(rows(
+        exists.formatted("id = 3 OR EXISTS", ""))), "EXISTS under OR is not a join filter");
+    for (String form : List.of("EXISTS", "NOT EXISTS")) {
+      List<Object> plan = column(rows("EXPLAIN " + exists.formatted(form, "")));
+      String join = form.equals("EXISTS") ? "HashJoin SEMI" : "HashJoin ANTI";
+      assertEquals(1, plan.stream().filter(l -> ((String) l).contains(join)).count(), plan.toString());
+      assertEquals(2, plan.stream().filter(l -> ((String) l).contains("Scan")).count(),
+          "the outer table is read once, the subquery's once: " + plan);
+    }
+  }
+
+  @Test
   void notInOverAnEmptySubqueryIsTrueForEveryRowEvenANullKey() {
     // demo.nobody has no rows, so its scan has no units: the parallel aggregate that counts the
     // subquery's rows merges no partials at all.
