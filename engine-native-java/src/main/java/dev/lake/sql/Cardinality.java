@@ -76,6 +76,7 @@ final class Cardinality {
     // |L join R| = |L| |R| / max(ndv(L.a), ndv(R.b)) for the most selective key pair; further
     // pairs are taken as correlated with it (as in Q5's nation keys), not as independent.
     double divisor = 0;
+    double semiFraction = -1; // unknown until a key pair is seen
     for (RexNode c : RelOptUtil.conjunctions(join.getCondition())) {
       if ((c.getKind() == SqlKind.EQUALS || c.getKind() == SqlKind.IS_NOT_DISTINCT_FROM)
           && c instanceof RexCall call
@@ -84,8 +85,12 @@ final class Cardinality {
         int l = Math.min(a.getIndex(), b.getIndex());
         int r = Math.max(a.getIndex(), b.getIndex());
         if (l < nLeft && r >= nLeft) {
-          divisor = Math.max(divisor,
-              Math.max(distinct(join.getLeft(), l), distinct(join.getRight(), r - nLeft)));
+          double leftKeys = distinct(join.getLeft(), l);
+          double rightKeys = distinct(join.getRight(), r - nLeft);
+          divisor = Math.max(divisor, Math.max(leftKeys, rightKeys));
+          // A semi join keeps the left rows whose key the right side has.
+          double kept = Math.min(1, rightKeys / leftKeys);
+          semiFraction = semiFraction < 0 ? kept : Math.min(semiFraction, kept);
         }
       }
     }
@@ -93,7 +98,8 @@ final class Cardinality {
         .anyMatch(c -> c.getKind() == SqlKind.EQUALS || c.getKind() == SqlKind.IS_NOT_DISTINCT_FROM);
     double inner = divisor > 0 ? left * right / divisor : equi ? Math.max(left, right) : left * right;
     return switch (join.getJoinType()) {
-      case SEMI, ANTI -> left / 2;
+      case SEMI -> left * (semiFraction < 0 ? 0.5 : semiFraction);
+      case ANTI -> left * (semiFraction < 0 ? 0.5 : Math.max(0.05, 1 - semiFraction));
       case LEFT -> Math.max(left, inner);
       case RIGHT -> Math.max(right, inner);
       default -> inner;

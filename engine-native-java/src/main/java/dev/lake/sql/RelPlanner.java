@@ -121,6 +121,7 @@ final class RelPlanner {
     rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
     rel = pullFactors(rel, rexBuilder);
     rel = run(rel, pushDown());
+    rel = GroupKeyReduction.apply(rel, rexBuilder);
     rel = JoinOrder.reorder(rel, relBuilder);
     rel = run(rel, pushDown());
     rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
