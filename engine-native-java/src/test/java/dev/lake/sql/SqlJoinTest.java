@@ -66,6 +66,29 @@ class SqlJoinTest extends SqlFixture {
   }
 
   @Test
+  void correlatedAggregateGroupsOnlyTheKeysTheFilteredOuterRowsCarry() {
+    String query = "SELECT id FROM episodes e WHERE e.task = 'pick' AND e.duration_s %s "
+        + "(SELECT avg(f.duration_s) FROM episodes f WHERE f.robot = e.robot) ORDER BY id";
+    // averages: r2d2 27.5, c3po 8.25, bb8 6.25; the NULL robot has none
+    assertEquals(List.of(7L, 8L), column(rows(query.formatted(">"))));
+    assertEquals(List.of(3L, 7L, 8L), column(rows(query.formatted(">="))));
+    List<Object> plan = column(rows("EXPLAIN " + query.formatted(">")));
+    int aggregate = indexOf(plan, "HashAggregate");
+    int semi = indexOf(plan, "HashJoin SEMI");
+    assertTrue(aggregate >= 0 && semi > aggregate,
+        "the subquery's rows are semi-joined with the filtered outer keys below its aggregate: " + plan);
+  }
+
+  private static int indexOf(List<Object> plan, String operator) {
+    for (int i = 0; i < plan.size(); i++) {
+      if (((String) plan.get(i)).contains(operator)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  @Test
   void notInOverAnEmptySubqueryIsTrueForEveryRowEvenANullKey() {
     // demo.nobody has no rows, so its scan has no units: the parallel aggregate that counts the
     // subquery's rows merges no partials at all.
