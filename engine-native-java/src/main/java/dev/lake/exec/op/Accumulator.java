@@ -55,6 +55,8 @@ abstract class Accumulator {
   static final class Count extends Accumulator {
     private final boolean star;
     private long[] counts = new long[16];
+    /** Rows counted a batch at a time (exact below 2^53 rows a group). */
+    private final GroupSums laned = new GroupSums();
 
     Count(boolean star) {
       this.star = star;
@@ -65,10 +67,9 @@ abstract class Accumulator {
       if (counts.length < groupCount) {
         counts = Arrays.copyOf(counts, grow(counts.length, groupCount));
       }
-      if (star) {
-        for (int i = 0; i < count; i++) {
-          counts[groups[i]]++;
-        }
+      if (star || input.noNulls()) {
+        laned.ensure(groupCount);
+        laned.countAll(groups, count);
       } else {
         for (int i = 0; i < count; i++) {
           if (!input.isNull(i)) {
@@ -82,6 +83,9 @@ abstract class Accumulator {
     Col result(int groupCount) {
       Col.Longs out = new Col.Longs(groupCount);
       System.arraycopy(counts, 0, out.values, 0, Math.min(groupCount, counts.length));
+      for (int g = 0; g < groupCount; g++) {
+        out.values[g] += (long) laned.get(g);
+      }
       return out;
     }
   }
@@ -130,25 +134,21 @@ abstract class Accumulator {
   }
 
   static final class SumDouble extends Accumulator {
-    private double[] sums = new double[16];
+    private final GroupSums sums = new GroupSums();
     private final Seen seen = new Seen();
 
     @Override
     void add(int[] groups, int count, Col input, int groupCount) {
-      if (sums.length < groupCount) {
-        sums = Arrays.copyOf(sums, grow(sums.length, groupCount));
-      }
+      sums.ensure(groupCount);
       Col.Doubles c = (Col.Doubles) input;
       double[] values = c.values;
       if (seen.allRows(c, count, groupCount)) {
-        for (int i = 0; i < count; i++) {
-          sums[groups[i]] += values[i];
-        }
+        sums.addAll(groups, values, count);
         return;
       }
       for (int i = 0; i < count; i++) {
         if (!c.nulls[i]) {
-          sums[groups[i]] += values[i];
+          sums.add(groups[i], values[i]);
           seen.mark(groups[i]);
         }
       }
@@ -160,7 +160,7 @@ abstract class Accumulator {
       for (int g = 0; g < groupCount; g++) {
         boolean has = seen.has(g);
         out.nulls[g] = !has;
-        out.values[g] = has ? sums[g] : 0;
+        out.values[g] = has ? sums.get(g) : 0;
       }
       return out;
     }
@@ -207,38 +207,37 @@ abstract class Accumulator {
 
   /** AVG of integers and floats, computed in double. */
   static final class AvgDouble extends Accumulator {
-    private double[] sums = new double[16];
-    private long[] counts = new long[16];
+    private final GroupSums sums = new GroupSums();
+    private final GroupSums counts = new GroupSums();
 
     @Override
     void add(int[] groups, int count, Col input, int groupCount) {
-      if (sums.length < groupCount) {
-        sums = Arrays.copyOf(sums, grow(sums.length, groupCount));
-        counts = Arrays.copyOf(counts, sums.length);
-      }
+      sums.ensure(groupCount);
+      counts.ensure(groupCount);
       switch (input) {
         case Col.Longs c -> {
+          if (c.noNulls()) {
+            sums.addAll(groups, c.values, count);
+            counts.countAll(groups, count);
+            return;
+          }
           for (int i = 0; i < count; i++) {
             if (!c.nulls[i]) {
-              sums[groups[i]] += c.values[i];
-              counts[groups[i]]++;
+              sums.add(groups[i], c.values[i]);
+              counts.add(groups[i], 1);
             }
           }
         }
         case Col.Doubles c -> {
           if (c.noNulls()) {
-            double[] values = c.values;
-            for (int i = 0; i < count; i++) {
-              int g = groups[i];
-              sums[g] += values[i];
-              counts[g]++;
-            }
+            sums.addAll(groups, c.values, count);
+            counts.countAll(groups, count);
             return;
           }
           for (int i = 0; i < count; i++) {
             if (!c.nulls[i]) {
-              sums[groups[i]] += c.values[i];
-              counts[groups[i]]++;
+              sums.add(groups[i], c.values[i]);
+              counts.add(groups[i], 1);
             }
           }
         }
@@ -250,9 +249,9 @@ abstract class Accumulator {
     Col result(int groupCount) {
       Col.Doubles out = new Col.Doubles(groupCount);
       for (int g = 0; g < groupCount; g++) {
-        boolean has = g < counts.length && counts[g] > 0;
-        out.nulls[g] = !has;
-        out.values[g] = has ? sums[g] / counts[g] : 0;
+        double n = counts.get(g);
+        out.nulls[g] = n == 0;
+        out.values[g] = n > 0 ? sums.get(g) / n : 0;
       }
       return out;
     }

@@ -27,7 +27,10 @@ import org.apache.arrow.vector.VarCharVector;
  */
 final class GroupKeys {
   private final KeyIds[] keys;
+  /** Ids below this combine through a direct array ({@code id + 1} per pair, 0 unknown). */
+  private static final int SMALL = 64;
   private final LongGroupTable[] combine;
+  private final int[][] combineSmall;
   private final List<List<Object>> groupValues = new ArrayList<>();
   private int groupCount;
 
@@ -38,8 +41,10 @@ final class GroupKeys {
       groupValues.add(new ArrayList<>());
     }
     combine = new LongGroupTable[Math.max(0, keys.length - 1)];
+    combineSmall = new int[combine.length][];
     for (int k = 0; k < combine.length; k++) {
       combine[k] = new LongGroupTable();
+      combineSmall[k] = new int[SMALL * SMALL];
     }
     groupCount = keys.length == 0 ? 1 : 0;
   }
@@ -77,9 +82,22 @@ final class GroupKeys {
     for (int i = 0; i < n; i++) {
       int g = groups[i];
       for (int k = 1; k < keys.length; k++) {
-        LongGroupTable table = combine[k - 1];
-        int candidate = table.size();
-        g = table.getOrAdd(((long) g << 32) | (ids[k][i] & 0xFFFFFFFFL), candidate);
+        int id = ids[k][i];
+        int[] small = combineSmall[k - 1];
+        if ((g | id) < SMALL) {
+          // Few distinct values so far: a direct table in front of the hash table.
+          int slot = g * SMALL + id;
+          int cached = small[slot];
+          if (cached != 0) {
+            g = cached - 1;
+            continue;
+          }
+          g = combine[k - 1].getOrAdd(((long) g << 32) | id, combine[k - 1].size());
+          small[slot] = g + 1;
+        } else {
+          LongGroupTable table = combine[k - 1];
+          g = table.getOrAdd(((long) g << 32) | (id & 0xFFFFFFFFL), table.size());
+        }
       }
       if (g == groupCount) {
         groupCount++;

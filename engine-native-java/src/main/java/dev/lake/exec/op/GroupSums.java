@@ -1,0 +1,102 @@
+package dev.lake.exec.op;
+
+import java.util.Arrays;
+
+/**
+ * Per-group sums of doubles (also used for counts, exact below 2^53). With few groups, one
+ * group's additions from consecutive rows would each wait for the previous one to reach memory;
+ * so while there are at most {@value #LANED_GROUPS} groups each group keeps {@value #LANES} partial
+ * sums and row {@code i} adds to lane {@code i % LANES}, letting the processor overlap them. The
+ * lanes are added together when read, in a fixed order, so a sum is the same on every run.
+ * Beyond that many groups, the table is flat: additions to one group are rare and lanes would
+ * only multiply its size.
+ */
+final class GroupSums {
+  private static final int LANES = 4;
+  private static final int LANED_GROUPS = 1024;
+
+  private double[] laned = new double[16 * LANES];
+  private double[] flat;
+
+  void ensure(int groupCount) {
+    if (flat == null && groupCount > LANED_GROUPS) {
+      flat = new double[Accumulator.grow(0, groupCount)];
+      for (int g = 0; g < laned.length / LANES; g++) {
+        flat[g] = get(g);
+      }
+      laned = null;
+    } else if (flat == null && laned.length < groupCount * LANES) {
+      laned = Arrays.copyOf(laned, Accumulator.grow(laned.length / LANES, groupCount) * LANES);
+    } else if (flat != null && flat.length < groupCount) {
+      flat = Arrays.copyOf(flat, Accumulator.grow(flat.length, groupCount));
+    }
+  }
+
+  /** Adds {@code values[i]} to group {@code groups[i]} for every {@code i < count}. */
+  void addAll(int[] groups, double[] values, int count) {
+    if (flat != null) {
+      double[] s = flat;
+      for (int i = 0; i < count; i++) {
+        s[groups[i]] += values[i];
+      }
+    } else {
+      double[] s = laned;
+      for (int i = 0; i < count; i++) {
+        s[groups[i] * LANES + (i & (LANES - 1))] += values[i];
+      }
+    }
+  }
+
+  /** Adds {@code values[i]} to group {@code groups[i]} for every {@code i < count}. */
+  void addAll(int[] groups, long[] values, int count) {
+    if (flat != null) {
+      double[] s = flat;
+      for (int i = 0; i < count; i++) {
+        s[groups[i]] += values[i];
+      }
+    } else {
+      double[] s = laned;
+      for (int i = 0; i < count; i++) {
+        s[groups[i] * LANES + (i & (LANES - 1))] += values[i];
+      }
+    }
+  }
+
+  /** Adds one to group {@code groups[i]} for every {@code i < count}. */
+  void countAll(int[] groups, int count) {
+    if (flat != null) {
+      double[] s = flat;
+      for (int i = 0; i < count; i++) {
+        s[groups[i]]++;
+      }
+    } else {
+      double[] s = laned;
+      for (int i = 0; i < count; i++) {
+        s[groups[i] * LANES + (i & (LANES - 1))]++;
+      }
+    }
+  }
+
+  void add(int group, double value) {
+    if (flat != null) {
+      flat[group] += value;
+    } else {
+      laned[group * LANES] += value;
+    }
+  }
+
+  double get(int group) {
+    if (flat != null) {
+      return group < flat.length ? flat[group] : 0;
+    }
+    int at = group * LANES;
+    if (at >= laned.length) {
+      return 0;
+    }
+    double sum = laned[at];
+    for (int lane = 1; lane < LANES; lane++) {
+      sum += laned[at + lane];
+    }
+    return sum;
+  }
+}
