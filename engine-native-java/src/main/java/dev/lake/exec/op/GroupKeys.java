@@ -274,12 +274,19 @@ final class GroupKeys {
     private int[] slots = new int[64]; // id + 1, 0 for empty
     private int size;
     private final LongGroupTable shortIds = new LongGroupTable();
-    private long lastPacked = -1; // no packed key has all bits set: its top byte is a length <= 7
-    private int lastId;
+    /**
+     * A direct-mapped cache of recent short keys in front of {@link #shortIds}: low-cardinality
+     * keys (flags, codes) are found with one multiply and one compare. An empty line holds -1,
+     * which no packed key equals (its top byte is a length of at most 7).
+     */
+    private static final int CACHE_BITS = 8;
+    private final long[] cachedKeys = new long[1 << CACHE_BITS];
+    private final int[] cachedIds = new int[1 << CACHE_BITS];
 
     StringIds(int column, Kernel kernel) {
       this.column = column;
       this.kernel = kernel;
+      Arrays.fill(cachedKeys, -1);
     }
 
     @Override
@@ -328,8 +335,9 @@ final class GroupKeys {
             packed |= (data.get(ValueLayout.JAVA_BYTE, start + b) & 0xFFL) << (b * 8);
           }
         }
-        if (packed == lastPacked) {
-          return lastId;
+        int line = (int) ((packed * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS));
+        if (cachedKeys[line] == packed) {
+          return cachedIds[line];
         }
         int candidate = values.size();
         int id = shortIds.getOrAdd(packed, candidate);
@@ -338,8 +346,8 @@ final class GroupKeys {
           MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start, bytes, 0, length);
           values.add(new String(bytes, StandardCharsets.UTF_8));
         }
-        lastPacked = packed;
-        lastId = id;
+        cachedKeys[line] = packed;
+        cachedIds[line] = id;
         return id;
       }
       int h = 0x811C9DC5;
