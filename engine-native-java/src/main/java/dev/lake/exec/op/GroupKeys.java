@@ -261,6 +261,13 @@ final class GroupKeys {
    */
   static final class StringIds extends KeyIds {
     private static final int SHORT_MAX = 7;
+    private static final long[] SHORT_MASKS = new long[SHORT_MAX + 1];
+
+    static {
+      for (int length = 1; length <= SHORT_MAX; length++) {
+        SHORT_MASKS[length] = (1L << (length * 8)) - 1;
+      }
+    }
     private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =
         ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
@@ -300,6 +307,7 @@ final class GroupKeys {
         MemorySegment offsets = Vectors.segment(offsetBuf);
         MemorySegment data = Vectors.segment(dataBuf);
         boolean noNulls = v.getNullCount() == 0;
+        long wordEnd = data.byteSize() - 8;
         for (int i = 0; i < n; i++) {
           int r = sel == null ? i : sel[i];
           if (!noNulls && v.isNull(r)) {
@@ -307,8 +315,15 @@ final class GroupKeys {
             continue;
           }
           int start = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r);
-          int end = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r + 1);
-          ids[i] = find(data, start, end - start);
+          int length = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r + 1) - start;
+          if (length <= SHORT_MAX && start <= wordEnd) {
+            // The common case kept small enough to inline: one word read, one cache probe.
+            long packed = (data.get(LITTLE_ENDIAN_LONG, start) & SHORT_MASKS[length]) | ((long) length << 56);
+            int line = (int) ((packed * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS));
+            ids[i] = cachedKeys[line] == packed ? cachedIds[line] : shortId(packed, line, data, start, length);
+          } else {
+            ids[i] = find(data, start, length);
+          }
         }
         return;
       }
@@ -325,31 +340,37 @@ final class GroupKeys {
     }
 
     private int find(MemorySegment data, long start, int length) {
-      if (length <= SHORT_MAX) {
-        // Short strings (flags, codes, names of a few letters) are their bytes in a long.
-        long packed = (long) length << 56;
-        if (start + 8 <= data.byteSize()) {
-          packed |= data.get(LITTLE_ENDIAN_LONG, start) & ((1L << (length * 8)) - 1);
-        } else {
-          for (int b = 0; b < length; b++) {
-            packed |= (data.get(ValueLayout.JAVA_BYTE, start + b) & 0xFFL) << (b * 8);
-          }
-        }
-        int line = (int) ((packed * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS));
-        if (cachedKeys[line] == packed) {
-          return cachedIds[line];
-        }
-        int candidate = values.size();
-        int id = shortIds.getOrAdd(packed, candidate);
-        if (id == candidate) {
-          byte[] bytes = new byte[length];
-          MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start, bytes, 0, length);
-          values.add(new String(bytes, StandardCharsets.UTF_8));
-        }
-        cachedKeys[line] = packed;
-        cachedIds[line] = id;
-        return id;
+      if (length > SHORT_MAX) {
+        return findLong(data, start, length);
       }
+      // Short strings (flags, codes, names of a few letters) are their bytes in a long.
+      long packed = (long) length << 56;
+      if (start + 8 <= data.byteSize()) {
+        packed |= data.get(LITTLE_ENDIAN_LONG, start) & SHORT_MASKS[length];
+      } else {
+        for (int b = 0; b < length; b++) {
+          packed |= (data.get(ValueLayout.JAVA_BYTE, start + b) & 0xFFL) << (b * 8);
+        }
+      }
+      int line = (int) ((packed * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS));
+      return cachedKeys[line] == packed ? cachedIds[line] : shortId(packed, line, data, start, length);
+    }
+
+    /** The id of a short key the cache does not hold; caches it. */
+    private int shortId(long packed, int line, MemorySegment data, long start, int length) {
+      int candidate = values.size();
+      int id = shortIds.getOrAdd(packed, candidate);
+      if (id == candidate) {
+        byte[] bytes = new byte[length];
+        MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start, bytes, 0, length);
+        values.add(new String(bytes, StandardCharsets.UTF_8));
+      }
+      cachedKeys[line] = packed;
+      cachedIds[line] = id;
+      return id;
+    }
+
+    private int findLong(MemorySegment data, long start, int length) {
       int h = 0x811C9DC5;
       for (int b = 0; b < length; b++) {
         h = (h ^ data.get(ValueLayout.JAVA_BYTE, start + b)) * 0x01000193;
