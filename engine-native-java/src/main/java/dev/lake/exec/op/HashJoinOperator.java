@@ -5,11 +5,11 @@ import dev.lake.exec.Col;
 import dev.lake.exec.Cols;
 import dev.lake.exec.SqlType;
 import dev.lake.exec.Vectors;
-import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -17,8 +17,10 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Hash join: drains the build input into columns and a chained hash table on its keys, then
- * streams the probe input through it, one output batch per probe batch.
+ * Hash join probe: streams the probe input through a {@link JoinTable} of the build input, one
+ * output batch per probe batch. The table is either built by this operator on its first batch
+ * (and released when it closes) or shared: built once per execution and probed by one copy of
+ * this operator per morsel, on several threads (see {@link Morsels}).
  *
  * <p>Output rows are probe columns then build columns (INNER, LEFT), or probe columns only
  * (SEMI, ANTI). A NULL key matches nothing unless its key is null-safe ({@code IS NOT DISTINCT
@@ -31,11 +33,10 @@ public final class HashJoinOperator implements Operator {
   public enum Type { INNER, LEFT, SEMI, ANTI }
 
   private final Operator probe;
-  private final Operator build;
+  private final Supplier<JoinTable> build;
+  private final boolean ownsTable;
   private final Type type;
   private final List<Kernel> probeKeys;
-  private final List<Kernel> buildKeys;
-  private final List<SqlType> keyTypes;
   private final boolean[] nullSafe;
   private final Kernel residual;
   private final List<SqlType> probeTypes;
@@ -43,7 +44,7 @@ public final class HashJoinOperator implements Operator {
   private final Schema combined;
   private final BufferAllocator allocator;
 
-  private boolean built;
+  private JoinTable table;
   private Col[] buildCols;
   private Col[] buildKeyCols;
   private int[] buildHashes;
@@ -53,32 +54,36 @@ public final class HashJoinOperator implements Operator {
   private VectorSchemaRoot output;
 
   /**
-   * @param combined probe fields then build fields: the output of INNER and LEFT, and the input
-   *     of {@code residual}
-   * @param residual the non-key condition, or null
+   * @param build gives the table on the first batch: builds it, or returns a shared one
+   * @param ownsTable whether closing this operator releases the table ({@code build} made it for
+   *     this operator alone)
    */
-  public HashJoinOperator(Operator probe, Operator build, Type type, List<Expr> probeKeys,
-      List<Expr> buildKeys, boolean[] nullSafe, Expr residual, List<SqlType> probeTypes,
-      List<SqlType> buildTypes, Schema combined, BufferAllocator allocator) {
+  public HashJoinOperator(Operator probe, Supplier<JoinTable> build, boolean ownsTable, JoinSpec spec,
+      BufferAllocator allocator) {
     this.probe = probe;
     this.build = build;
-    this.type = type;
-    this.probeKeys = probeKeys.stream().map(Kernel::compile).toList();
-    this.buildKeys = buildKeys.stream().map(Kernel::compile).toList();
-    this.keyTypes = probeKeys.stream().map(Expr::type).toList();
-    this.nullSafe = nullSafe.clone();
-    this.residual = residual == null ? null : Kernel.compile(residual);
-    this.probeTypes = List.copyOf(probeTypes);
-    this.buildTypes = List.copyOf(buildTypes);
-    this.combined = combined;
+    this.ownsTable = ownsTable;
+    this.type = spec.type();
+    // Compiled per operator: copies of a probe run on several threads.
+    this.probeKeys = spec.probeKeys().stream().map(Kernel::compile).toList();
+    this.nullSafe = spec.nullSafe();
+    this.residual = spec.residual() == null ? null : Kernel.compile(spec.residual());
+    this.probeTypes = spec.probeTypes();
+    this.buildTypes = spec.buildTypes();
+    this.combined = spec.combined();
     this.allocator = allocator;
   }
 
   @Override
   public Batch next() {
-    if (!built) {
-      buildTable();
-      built = true;
+    if (table == null) {
+      table = build.get();
+      buildCols = table.columns;
+      buildKeyCols = table.keys;
+      buildHashes = table.hashes;
+      head = table.head;
+      chain = table.chain;
+      mask = table.mask;
     }
     while (true) {
       closeOutput();
@@ -93,69 +98,8 @@ public final class HashJoinOperator implements Operator {
     }
   }
 
-  private boolean needsBuildColumns() {
-    return type == Type.INNER || type == Type.LEFT || residual != null;
-  }
-
-  private void buildTable() {
-    boolean columns = needsBuildColumns();
-    List<List<Col>> parts = new ArrayList<>();
-    for (int c = 0; c < buildTypes.size(); c++) {
-      parts.add(new ArrayList<>());
-    }
-    List<List<Col>> keyParts = new ArrayList<>();
-    for (int k = 0; k < buildKeys.size(); k++) {
-      keyParts.add(new ArrayList<>());
-    }
-    Batch batch;
-    while ((batch = build.next()) != null) {
-      if (columns) {
-        for (int c = 0; c < buildTypes.size(); c++) {
-          parts.get(c).add(Vectors.read(batch.root().getVector(c), batch));
-        }
-      }
-      for (int k = 0; k < buildKeys.size(); k++) {
-        keyParts.get(k).add(buildKeys.get(k).eval(batch));
-      }
-      if (buildKeys.isEmpty() && !columns) {
-        parts.get(0).add(Vectors.read(batch.root().getVector(0), batch));
-      }
-    }
-    buildCols = new Col[buildTypes.size()];
-    for (int c = 0; c < buildCols.length; c++) {
-      buildCols[c] = Cols.concat(parts.get(c), buildTypes.get(c));
-    }
-    buildKeyCols = new Col[buildKeys.size()];
-    for (int k = 0; k < buildKeyCols.length; k++) {
-      buildKeyCols[k] = Cols.concat(keyParts.get(k), keyTypes.get(k));
-    }
-    int n = buildKeyCols.length > 0 ? buildKeyCols[0].size : buildCols.length > 0 ? buildCols[0].size : 0;
-    buildHashes = new int[n];
-    for (Col key : buildKeyCols) {
-      Cols.hashInto(key, buildHashes, n);
-    }
-    int capacity = Integer.highestOneBit(Math.max(4, n) * 2 - 1) << 1;
-    mask = capacity - 1;
-    head = new int[capacity];
-    Arrays.fill(head, -1);
-    chain = new int[n];
-    for (int r = n - 1; r >= 0; r--) {
-      if (hasNullKey(buildKeyCols, r)) {
-        continue;
-      }
-      int b = buildHashes[r] & mask;
-      chain[r] = head[b];
-      head[b] = r;
-    }
-  }
-
   private boolean hasNullKey(Col[] keys, int row) {
-    for (int k = 0; k < keys.length; k++) {
-      if (!nullSafe[k] && keys[k].isNull(row)) {
-        return true;
-      }
-    }
-    return false;
+    return JoinTable.hasNullKey(keys, nullSafe, row);
   }
 
   private Batch probeBatch(Batch batch) {
@@ -352,7 +296,9 @@ public final class HashJoinOperator implements Operator {
       try {
         probe.close();
       } finally {
-        build.close();
+        if (ownsTable && table != null) {
+          table.close();
+        }
       }
     }
   }
