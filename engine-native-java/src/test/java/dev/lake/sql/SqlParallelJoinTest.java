@@ -215,6 +215,58 @@ class SqlParallelJoinTest {
   }
 
   @Test
+  void keysMatchingManyRowsAreJoinedInBoundedBatches() throws IOException {
+    // 200 probe rows, each matching the ~8,000 items of its id % 10 class: 1.6 million pairs.
+    SqlEngine engine = new SqlEngine(catalog, Long.MAX_VALUE, 3);
+    Map<Long, long[]> classes = new java.util.HashMap<>();
+    for (List<Object> r : rows(engine, "SELECT id % 10, count(*), sum(qty), count(CASE WHEN qty < 5 THEN 1 END)"
+        + " FROM shop.items GROUP BY id % 10", QueryControl.create())) {
+      classes.put((Long) r.get(0), new long[] {(Long) r.get(1), (Long) r.get(2), (Long) r.get(3)});
+    }
+    long pairs = 0;
+    long qty = 0;
+    for (long id = 0; id < 200; id++) {
+      long[] c = classes.get(id % 10);
+      pairs += c[0];
+      qty += c[1];
+    }
+    // The LEFT join below keeps pairs whose quantities add up to less than 10: counted here.
+    List<List<Object>> items = rows(engine, "SELECT id, qty FROM shop.items", QueryControl.create());
+    int[] qtyById = new int[items.size()];
+    items.forEach(r -> qtyById[(int) (long) (Long) r.get(0)] = (Integer) r.get(1));
+    long leftRows = 0;
+    long leftMatches = 0;
+    for (int a = 0; a < 200; a++) {
+      long m = 0;
+      for (int b = a % 10; b < qtyById.length; b += 10) {
+        if (qtyById[a] + qtyById[b] < 10) {
+          m++;
+        }
+      }
+      leftRows += Math.max(1, m);
+      leftMatches += m;
+    }
+    long rows = 0;
+    int largest = 0;
+    try (ArrowReader reader = engine.prepare("SELECT a.id, b.id FROM shop.items a JOIN shop.items b"
+        + " ON a.id % 10 = b.id % 10 WHERE a.id < 200").execute(allocator)) {
+      while (reader.loadNextBatch()) {
+        rows += reader.getVectorSchemaRoot().getRowCount();
+        largest = Math.max(largest, reader.getVectorSchemaRoot().getRowCount());
+      }
+    }
+    assertEquals(pairs, rows);
+    assertTrue(largest <= 1 << 17, "largest batch " + largest + " rows");
+    assertEquals(List.of(List.of(pairs, qty)), rows(engine, "SELECT count(*), sum(b.qty) FROM shop.items a"
+        + " JOIN shop.items b ON a.id % 10 = b.id % 10 WHERE a.id < 200", QueryControl.create()));
+    // LEFT with a residual: a row's candidates span several batches; it is NULL-extended only
+    // when none of them passes.
+    assertEquals(List.of(List.of(leftRows, leftMatches)), rows(engine, "SELECT count(*), count(b.id)"
+        + " FROM shop.items a LEFT JOIN shop.items b ON a.id % 10 = b.id % 10 AND a.qty + b.qty < 10"
+        + " WHERE a.id < 200", QueryControl.create()));
+  }
+
+  @Test
   void explainShowsTheParallelBuildAndTheAggregateOverTheProbes() {
     List<String> plan = rows(new SqlEngine(catalog, Long.MAX_VALUE, 2), "EXPLAIN " + QUERIES.getFirst(),
         QueryControl.create()).stream().map(r -> (String) r.getFirst()).toList();

@@ -3,6 +3,7 @@ package dev.lake.exec.op;
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
 import dev.lake.exec.Cols;
+import dev.lake.exec.QueryControl;
 import dev.lake.exec.SqlType;
 import dev.lake.exec.Vectors;
 import dev.lake.exec.expr.Kernel;
@@ -18,7 +19,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Hash join probe: streams the probe input through a {@link JoinTable} of the build input, one
- * output batch per probe batch. The table is either built by this operator on its first batch
+ * output batch per probe batch, or several when its keys match more than {@value #MAX_PAIRS}
+ * build rows. The table is either built by this operator on its first batch
  * (and released when it closes) or shared: built once per execution and probed by one copy of
  * this operator per morsel, on several threads (see {@link Morsels}).
  *
@@ -32,6 +34,9 @@ public final class HashJoinOperator implements Operator {
 
   public enum Type { INNER, LEFT, SEMI, ANTI }
 
+  /** About the most key matches joined into one output batch. */
+  static final int MAX_PAIRS = 1 << 17;
+
   private final Operator probe;
   private final Supplier<JoinTable> build;
   private final boolean ownsTable;
@@ -43,6 +48,7 @@ public final class HashJoinOperator implements Operator {
   private final List<SqlType> buildTypes;
   private final Schema combined;
   private final BufferAllocator allocator;
+  private final QueryControl control;
 
   private JoinTable table;
   private Col[] buildCols;
@@ -52,6 +58,13 @@ public final class HashJoinOperator implements Operator {
   private int[] chain;
   private int mask;
   private VectorSchemaRoot output;
+  /** The probe batch being joined (several output batches when its keys match many rows). */
+  private Batch current;
+  private Col[] currentKeys;
+  private int[] currentHashes;
+  private boolean[] currentMatched;
+  private Col[] currentProbeCols;
+  private int cursor;
 
   /**
    * @param build gives the table on the first batch: builds it, or returns a shared one
@@ -72,6 +85,7 @@ public final class HashJoinOperator implements Operator {
     this.buildTypes = spec.buildTypes();
     this.combined = spec.combined();
     this.allocator = allocator;
+    this.control = QueryControl.of(allocator);
   }
 
   @Override
@@ -87,22 +101,28 @@ public final class HashJoinOperator implements Operator {
     }
     while (true) {
       closeOutput();
-      Batch batch = probe.next();
-      if (batch == null) {
-        return null;
+      // A probe batch can take long to join (many matches per key): stop between its outputs.
+      control.check();
+      if (current == null) {
+        Batch batch = probe.next();
+        if (batch == null) {
+          return null;
+        }
+        start(batch);
       }
-      Batch out = probeBatch(batch);
+      Batch out = probeRows();
+      if (cursor >= current.count()) {
+        // The batch stays readable until the next probe.next(), so out may still point into it.
+        current = null;
+      }
       if (out != null && out.count() > 0) {
         return out;
       }
     }
   }
 
-  private boolean hasNullKey(Col[] keys, int row) {
-    return JoinTable.hasNullKey(keys, nullSafe, row);
-  }
-
-  private Batch probeBatch(Batch batch) {
+  /** Evaluates and hashes the keys of a new probe batch. */
+  private void start(Batch batch) {
     int n = batch.count();
     Col[] keys = new Col[probeKeys.size()];
     for (int k = 0; k < keys.length; k++) {
@@ -112,9 +132,32 @@ public final class HashJoinOperator implements Operator {
     for (Col key : keys) {
       Cols.hashInto(key, hashes, n);
     }
+    current = batch;
+    currentKeys = keys;
+    currentHashes = hashes;
+    currentMatched = new boolean[n];
+    currentProbeCols = new Col[probeTypes.size()];
+    cursor = 0;
+  }
+
+  private boolean hasNullKey(Col[] keys, int row) {
+    return JoinTable.hasNullKey(keys, nullSafe, row);
+  }
+
+  /**
+   * Joins the next rows of the current probe batch: as many whole rows as fit in about
+   * {@value #MAX_PAIRS} matching pairs, so that a key matching many build rows yields several
+   * bounded batches instead of one huge one (and a stopped query stops between them).
+   */
+  private Batch probeRows() {
+    Batch batch = current;
+    int n = batch.count();
+    int from = cursor;
+    Col[] keys = currentKeys;
+    int[] hashes = currentHashes;
     boolean firstMatchOnly = residual == null && (type == Type.SEMI || type == Type.ANTI);
-    boolean[] matched = new boolean[n];
-    int[] pp = new int[Math.max(16, n)];
+    boolean[] matched = currentMatched;
+    int[] pp = new int[Math.max(16, Math.min(n - from, MAX_PAIRS))];
     int[] bp = new int[pp.length];
     int pairs = 0;
     // One BIGINT/INTEGER/DATE key: compare the primitive values, no per-candidate dispatch.
@@ -123,7 +166,8 @@ public final class HashJoinOperator implements Operator {
     long[] probeLongs = oneLong ? ((Col.Longs) keys[0]).values : null;
     boolean[] probeNulls = oneLong ? ((Col.Longs) keys[0]).nulls : null;
     long[] buildLongs = oneLong ? ((Col.Longs) buildKeyCols[0]).values : null;
-    for (int i = 0; oneLong && i < n; i++) {
+    int i = from;
+    for (; oneLong && i < n && pairs < MAX_PAIRS; i++) {
       if (probeNulls[i]) {
         continue;
       }
@@ -147,7 +191,7 @@ public final class HashJoinOperator implements Operator {
         pairs++;
       }
     }
-    for (int i = 0; !oneLong && i < n; i++) {
+    for (; !oneLong && i < n && pairs < MAX_PAIRS; i++) {
       if (hasNullKey(keys, i)) {
         continue;
       }
@@ -169,8 +213,10 @@ public final class HashJoinOperator implements Operator {
         pairs++;
       }
     }
+    int to = i;
+    cursor = to;
     // Probe columns are read into Java arrays only when materialize cannot copy them directly.
-    Col[] probeCols = new Col[probeTypes.size()];
+    Col[] probeCols = currentProbeCols;
     int[] selection = null;
     if (residual != null && pairs > 0) {
       output = materialize(batch, probeCols, pp, bp, pairs);
@@ -204,8 +250,8 @@ public final class HashJoinOperator implements Operator {
       }
       case LEFT -> {
         int unmatched = 0;
-        for (int i = 0; i < n; i++) {
-          if (!matched[i]) {
+        for (int row = from; row < to; row++) {
+          if (!matched[row]) {
             unmatched++;
           }
         }
@@ -213,9 +259,9 @@ public final class HashJoinOperator implements Operator {
           pp = Arrays.copyOf(pp, pairs + unmatched);
           bp = Arrays.copyOf(bp, pairs + unmatched);
         }
-        for (int i = 0; i < n; i++) {
-          if (!matched[i]) {
-            pp[pairs] = i;
+        for (int row = from; row < to; row++) {
+          if (!matched[row]) {
+            pp[pairs] = row;
             bp[pairs] = -1;
             pairs++;
           }
@@ -225,11 +271,11 @@ public final class HashJoinOperator implements Operator {
       }
       default -> {
         boolean keep = type == Type.SEMI;
-        int[] sel = new int[n];
+        int[] sel = new int[to - from];
         int count = 0;
-        for (int i = 0; i < n; i++) {
-          if (matched[i] == keep) {
-            sel[count++] = batch.row(i);
+        for (int row = from; row < to; row++) {
+          if (matched[row] == keep) {
+            sel[count++] = batch.row(row);
           }
         }
         return new Batch(batch.root(), sel, count);
