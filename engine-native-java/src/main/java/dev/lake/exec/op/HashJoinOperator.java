@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -64,6 +65,8 @@ public final class HashJoinOperator implements Operator {
   private int[] currentHashes;
   private boolean[] currentMatched;
   private Col[] currentProbeCols;
+  private long[][] probeLongKeys;
+  private long[][] buildLongKeys;
   private int cursor;
 
   /**
@@ -131,6 +134,17 @@ public final class HashJoinOperator implements Operator {
     int[] hashes = new int[n];
     for (Col key : keys) {
       Cols.hashInto(key, hashes, n);
+    }
+    // Several integer keys: compare the primitive values (NULL keys never reach the comparison).
+    boolean longs = keys.length > 1;
+    for (int k = 0; k < keys.length; k++) {
+      longs &= keys[k] instanceof Col.Longs && buildKeyCols[k] instanceof Col.Longs && !nullSafe[k];
+    }
+    probeLongKeys = longs ? new long[keys.length][] : null;
+    buildLongKeys = longs ? new long[keys.length][] : null;
+    for (int k = 0; longs && k < keys.length; k++) {
+      probeLongKeys[k] = ((Col.Longs) keys[k]).values;
+      buildLongKeys[k] = ((Col.Longs) buildKeyCols[k]).values;
     }
     current = batch;
     currentKeys = keys;
@@ -284,6 +298,14 @@ public final class HashJoinOperator implements Operator {
   }
 
   private boolean keysEqual(Col[] keys, int i, int r) {
+    if (probeLongKeys != null) {
+      for (int k = 0; k < probeLongKeys.length; k++) {
+        if (probeLongKeys[k][i] != buildLongKeys[k][r]) {
+          return false;
+        }
+      }
+      return true;
+    }
     for (int k = 0; k < keys.length; k++) {
       if (!Cols.equal(keys[k], i, buildKeyCols[k], r)) {
         return false;
@@ -318,7 +340,13 @@ public final class HashJoinOperator implements Operator {
       for (int c = 0; c < buildCols.length; c++) {
         FieldVector v = fields.get(probeCols.length + c).createVector(allocator);
         vectors.add(v);
-        Vectors.write(Cols.gather(buildCols[c], buildTypes.get(c), bp, count), v);
+        Utf8Column bytes = table.strings[c];
+        if (bytes != null && v instanceof VarCharVector utf8) {
+          bytes.gather(bp, count, utf8);
+          continue;
+        }
+        Col values = bytes != null ? bytes.toCol() : buildCols[c];
+        Vectors.write(Cols.gather(values, buildTypes.get(c), bp, count), v);
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarCharVector;
 
 /**
  * The build side of a hash join: the build rows in columns, their key columns and hashes, and a
@@ -32,7 +33,10 @@ public final class JoinTable implements AutoCloseable {
   /** Builds smaller than this link their rows on one thread: the hand-off would cost more. */
   private static final int PARALLEL_LINK_ROWS = 1 << 16;
 
+  /** The build columns the join outputs; null where the column is in {@link #strings}. */
   final Col[] columns;
+  /** String build columns as UTF-8 bytes, or null entries. */
+  final Utf8Column[] strings;
   final Col[] keys;
   final int[] hashes;
   final int[] head;
@@ -40,8 +44,10 @@ public final class JoinTable implements AutoCloseable {
   final int mask;
   private final HeapBudget heap;
 
-  private JoinTable(Col[] columns, Col[] keys, int[] hashes, int[] head, int[] chain, HeapBudget heap) {
+  private JoinTable(Col[] columns, Utf8Column[] strings, Col[] keys, int[] hashes, int[] head, int[] chain,
+      HeapBudget heap) {
     this.columns = columns;
+    this.strings = strings;
     this.keys = keys;
     this.hashes = hashes;
     this.head = head;
@@ -105,11 +111,14 @@ public final class JoinTable implements AutoCloseable {
     try {
       heap.charge(partBytes + 4L * n + 4L * capacity + 4L * n);
       Col[] columns = new Col[spec.keepsBuildColumns() ? buildTypes.size() : 0];
+      Utf8Column[] strings = new Utf8Column[columns.length];
       Col[] keys = new Col[keyTypes.size()];
       int[][] hashes = new int[1][];
       // One task per column, per key column and for the hashes: plain copies in morsel order.
       MorselWorkers.run(columns.length + keys.length + 1, threads, control, (t, workers) -> {
-        if (t < columns.length) {
+        if (t < columns.length && asBytes(parts, t)) {
+          strings[t] = Utf8Column.concat(parts.stream().flatMap(p -> p.strings.get(t).stream()).toList());
+        } else if (t < columns.length) {
           columns[t] = Cols.concat(parts.stream().flatMap(p -> p.columns.get(t).stream()).toList(),
               buildTypes.get(t));
         } else if (t < columns.length + keys.length) {
@@ -123,7 +132,7 @@ public final class JoinTable implements AutoCloseable {
       int[] head = new int[capacity];
       Arrays.fill(head, -1);
       int[] chain = new int[n];
-      JoinTable table = new JoinTable(columns, keys, hashes[0], head, chain, heap);
+      JoinTable table = new JoinTable(columns, strings, keys, hashes[0], head, chain, heap);
       int partitions = n < PARALLEL_LINK_ROWS ? 1 : Math.min(threads, 64);
       boolean[] nullSafe = spec.nullSafe();
       MorselWorkers.run(partitions, threads, control,
@@ -133,6 +142,15 @@ public final class JoinTable implements AutoCloseable {
       heap.close();
       throw e;
     }
+  }
+
+  /** Whether build column {@code c} was kept as UTF-8 bytes (in every part, as it must be). */
+  private static boolean asBytes(List<Part> parts, int c) {
+    long bytes = parts.stream().filter(p -> p.strings.get(c) != null).count();
+    if (bytes != 0 && bytes != parts.size()) {
+      throw new IllegalStateException("build column " + c + " arrived in different vector types");
+    }
+    return bytes > 0;
   }
 
   private static int[] concatHashes(List<Part> parts) {
@@ -196,6 +214,8 @@ public final class JoinTable implements AutoCloseable {
     private final boolean keepColumns;
     private final HeapBudget heap;
     final List<List<Col>> columns = new ArrayList<>();
+    /** Per column: its parts as UTF-8 bytes, or null when the column is read into a Col. */
+    final List<List<Utf8Column>> strings = new ArrayList<>();
     final List<List<Col>> keys = new ArrayList<>();
     final List<int[]> hashes = new ArrayList<>();
     int rows;
@@ -208,6 +228,7 @@ public final class JoinTable implements AutoCloseable {
       this.heap = heap;
       for (int c = 0; keepColumns && c < spec.buildTypes().size(); c++) {
         columns.add(new ArrayList<>());
+        strings.add(spec.buildTypes().get(c).kind() == SqlType.Kind.UTF8 ? new ArrayList<>() : null);
       }
       for (Expr ignored : spec.buildKeys()) {
         keys.add(new ArrayList<>());
@@ -218,9 +239,20 @@ public final class JoinTable implements AutoCloseable {
       int n = batch.count();
       long added = 4L * n;
       for (int c = 0; c < columns.size(); c++) {
-        Col col = Vectors.read(batch.root().getVector(c), batch);
-        added += HeapBudget.bytes(col);
-        columns.get(c).add(col);
+        if (strings.get(c) != null && batch.root().getVector(c) instanceof VarCharVector utf8) {
+          Utf8Column col = Utf8Column.read(utf8, batch);
+          added += col.heapBytes();
+          strings.get(c).add(col);
+        } else {
+          // Not a plain VarChar vector after all: keep the whole column as values.
+          if (strings.get(c) != null && !strings.get(c).isEmpty()) {
+            throw new IllegalStateException("build column " + c + " changed its vector type");
+          }
+          strings.set(c, null);
+          Col col = Vectors.read(batch.root().getVector(c), batch);
+          added += HeapBudget.bytes(col);
+          columns.get(c).add(col);
+        }
       }
       int[] h = new int[n];
       for (int k = 0; k < keyKernels.size(); k++) {
