@@ -535,10 +535,10 @@ final class RelTranslator {
     int workers = threads;
     return a -> new ParallelAggregateOperator(() -> pipeline.start().apply(a),
         source -> new HashAggregateOperator(source, partialSchema, keys, partialCalls, a),
-        partialSchema,
+        partialSchema, k,
         partials -> new ProjectOperator(
             new HashAggregateOperator(partials, finalSchema, finalKeys, finalCalls, a), outSchema, out, a),
-        workers, a);
+        outSchema, workers, a);
   }
 
   private static Expr partialColumn(List<Expr.Agg> calls, List<Field> fields, int k, Expr.Agg call) {

@@ -97,6 +97,10 @@ class SqlParallelJoinTest {
           + " JOIN shop.orders o ON a.order_id = o.order_id"
           + " JOIN shop.items b ON b.order_id = o.order_id AND b.id <> a.id"
           + " GROUP BY o.customer ORDER BY o.customer NULLS FIRST",
+      // many groups (80,000 partial rows): the final merge is partitioned across the workers
+      "SELECT i.id % 70000, i.tag, o.customer, count(*), sum(i.price), max(o.status) FROM shop.items i"
+          + " LEFT JOIN shop.orders o ON i.order_id = o.order_id"
+          + " GROUP BY i.id % 70000, i.tag, o.customer ORDER BY 1, 2 NULLS FIRST, 3 NULLS FIRST",
       // a join whose result is sorted, not aggregated: parallel build, serial probe
       "SELECT i.id, i.price, o.customer FROM shop.items i JOIN shop.orders o"
           + " ON i.order_id = o.order_id WHERE i.qty < 40 ORDER BY i.id");
