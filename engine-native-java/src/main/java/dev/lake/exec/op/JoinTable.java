@@ -97,6 +97,7 @@ public final class JoinTable implements AutoCloseable {
   }
 
   private static JoinTable assemble(List<Part> parts, JoinSpec spec, int threads, BufferAllocator allocator) {
+    // Parts filled by other threads are read here only after MorselWorkers joined them.
     QueryControl control = QueryControl.of(allocator);
     List<SqlType> buildTypes = spec.buildTypes();
     List<SqlType> keyTypes = spec.keyTypes();
@@ -144,13 +145,21 @@ public final class JoinTable implements AutoCloseable {
     }
   }
 
-  /** Whether build column {@code c} was kept as UTF-8 bytes (in every part, as it must be). */
+  /**
+   * Whether build column {@code c} was kept as UTF-8 bytes by every part. A part whose batches
+   * came in another vector type kept values instead; then all parts' bytes become values too.
+   */
   private static boolean asBytes(List<Part> parts, int c) {
-    long bytes = parts.stream().filter(p -> p.strings.get(c) != null).count();
-    if (bytes != 0 && bytes != parts.size()) {
-      throw new IllegalStateException("build column " + c + " arrived in different vector types");
+    if (parts.stream().allMatch(p -> p.strings.get(c) != null)) {
+      return true;
     }
-    return bytes > 0;
+    for (Part p : parts) {
+      if (p.strings.get(c) != null) {
+        p.strings.get(c).forEach(bytes -> p.columns.get(c).add(bytes.toCol()));
+        p.strings.set(c, null);
+      }
+    }
+    return false;
   }
 
   private static int[] concatHashes(List<Part> parts) {
