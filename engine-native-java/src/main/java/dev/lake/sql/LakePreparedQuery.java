@@ -1,10 +1,9 @@
 package dev.lake.sql;
 
-import dev.lake.engine.EngineException;
 import dev.lake.engine.ScanRequest;
 import dev.lake.engine.Snapshot;
 import dev.lake.engine.Version;
-import dev.lake.exec.ExecutionException;
+import dev.lake.exec.QueryControl;
 import dev.lake.exec.expr.Expr;
 import dev.lake.exec.op.FilterOperator;
 import dev.lake.exec.op.HashAggregateOperator;
@@ -34,11 +33,11 @@ final class LakePreparedQuery implements PreparedQuery {
   private final BoundQuery query;
   private final Map<TableName, Version> pins;
 
-  private final long budget;
+  private final Execution execution;
 
-  LakePreparedQuery(BoundQuery query, long budget) {
+  LakePreparedQuery(BoundQuery query, Execution execution) {
     this.query = query;
-    this.budget = budget;
+    this.execution = execution;
     Map<TableName, Version> p = new LinkedHashMap<>();
     query.scan().ifPresent(s -> p.put(s.table(), s.version()));
     this.pins = Map.copyOf(p);
@@ -57,31 +56,12 @@ final class LakePreparedQuery implements PreparedQuery {
   /**
    * Runs the query in a child allocator of {@code allocator} named after the query. The
    * returned reader owns that allocator and every buffer of the run; closing it releases them.
-   *
-   * @throws SqlException EXECUTION if the plan cannot start; nothing stays allocated
    */
   @Override
-  public ArrowReader execute(BufferAllocator allocator) {
+  public ArrowReader execute(BufferAllocator allocator, QueryControl control) {
     String name = "sql-query-" + QUERY_IDS.incrementAndGet()
         + query.scan().map(s -> "-" + s.table()).orElse("");
-    BufferAllocator child = allocator.newChildAllocator(name, 0, Math.min(budget, allocator.getLimit()));
-    Operator plan = null;
-    try {
-      plan = build(child);
-      return new QueryReader(child, plan, query.output());
-    } catch (RuntimeException e) {
-      if (plan != null) {
-        plan.close();
-      }
-      child.close();
-      if (e instanceof org.apache.arrow.memory.OutOfMemoryException oom) {
-        throw QueryReader.overBudget(child, oom);
-      }
-      if (e instanceof ExecutionException || e instanceof EngineException) {
-        throw new SqlException(SqlException.Kind.EXECUTION, e.getMessage(), 0, 0, e);
-      }
-      throw e;
-    }
+    return execution.run(allocator, name, control, this::build, query.output());
   }
 
   @Override

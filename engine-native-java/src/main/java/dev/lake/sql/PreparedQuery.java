@@ -1,6 +1,7 @@
 package dev.lake.sql;
 
 import dev.lake.engine.Version;
+import dev.lake.exec.QueryControl;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -19,12 +20,27 @@ public interface PreparedQuery {
   Map<TableName, Version> pins();
 
   /**
-   * Runs the query. The caller owns the reader and must close it; its buffers are allocated from
-   * {@code allocator}.
+   * Runs the query, bounded by the engine's timeout only. The caller owns the reader and must
+   * close it; its buffers are allocated from {@code allocator}.
    *
    * @throws SqlException if execution fails (for example a runtime type error)
    */
-  ArrowReader execute(BufferAllocator allocator);
+  default ArrowReader execute(BufferAllocator allocator) {
+    return execute(allocator, QueryControl.create());
+  }
+
+  /**
+   * Runs the query under {@code control}: {@link QueryControl#cancel()} from any thread, or the
+   * control's deadline, stops it (and every worker of a parallel plan) within a batch, and the
+   * reader then fails with {@link SqlException.Kind#CANCELLED} or {@link
+   * SqlException.Kind#TIMED_OUT}; the engine's own timeout, if set, applies as well. The caller
+   * owns the reader and must close it (also after a failure); its buffers, and the heap its hash
+   * tables hold, are charged to {@code allocator}.
+   *
+   * @throws SqlException if execution fails: EXECUTION for a runtime data error,
+   *     RESOURCE_EXHAUSTED over a memory budget, CANCELLED, TIMED_OUT
+   */
+  ArrowReader execute(BufferAllocator allocator, QueryControl control);
 
   /**
    * The physical plan, one line per operator with its inputs indented below it: for scans the

@@ -3,9 +3,13 @@ package dev.lake.sql;
 import dev.lake.engine.EngineException;
 import dev.lake.exec.Batch;
 import dev.lake.exec.ExecutionException;
+import dev.lake.exec.HeapBudget;
+import dev.lake.exec.QueryControl;
+import dev.lake.exec.QueryStoppedException;
 import dev.lake.exec.op.Operator;
 import java.io.IOException;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -20,39 +24,34 @@ final class QueryReader extends ArrowReader {
   private final BufferAllocator queryAllocator;
   private final Operator plan;
   private final Schema schema;
+  private final QueryControl control;
   private boolean closed;
 
-  QueryReader(BufferAllocator queryAllocator, Operator plan, Schema schema) {
+  QueryReader(BufferAllocator queryAllocator, Operator plan, Schema schema, QueryControl control) {
     super(queryAllocator);
     this.queryAllocator = queryAllocator;
     this.plan = plan;
     this.schema = schema;
+    this.control = control;
   }
 
   /**
-   * @throws SqlException of kind EXECUTION when the query fails while running
+   * @throws SqlException EXECUTION when the query fails while running, RESOURCE_EXHAUSTED over
+   *     its memory budget, CANCELLED or TIMED_OUT when its {@link QueryControl} stopped it
    */
   @Override
   public boolean loadNextBatch() throws IOException {
     try {
       return load();
-    } catch (org.apache.arrow.memory.OutOfMemoryException e) {
-      throw overBudget(queryAllocator, e);
+    } catch (OutOfMemoryException | ExecutionException | EngineException | QueryStoppedException e) {
+      throw Execution.failure(queryAllocator, e);
     }
   }
 
   private boolean load() throws IOException {
+    control.check();
     prepareLoadNextBatch();
-    Batch batch;
-    try {
-      batch = plan.next();
-    } catch (ExecutionException e) {
-      throw new SqlException(SqlException.Kind.EXECUTION, e.getMessage(), 0, 0, e);
-    } catch (org.apache.arrow.memory.OutOfMemoryException e) {
-      throw overBudget(queryAllocator, e);
-    } catch (EngineException e) {
-      throw new SqlException(SqlException.Kind.EXECUTION, "reading the table failed: " + e.getMessage(), 0, 0, e);
-    }
+    Batch batch = plan.next();
     if (batch == null) {
       return false;
     }
@@ -76,10 +75,11 @@ final class QueryReader extends ArrowReader {
   }
 
   /** RESOURCE_EXHAUSTED naming the query's budget and, when tighter, the process's. */
-  static SqlException overBudget(BufferAllocator query, org.apache.arrow.memory.OutOfMemoryException e) {
+  static SqlException overBudget(BufferAllocator query, OutOfMemoryException e) {
     BufferAllocator root = query.getRoot();
     String message = "query memory budget of " + query.getLimit() + " bytes exceeded"
-        + (root.getLimit() < Long.MAX_VALUE ? " (process memory budget " + root.getLimit() + " bytes)" : "");
+        + (root.getLimit() < Long.MAX_VALUE ? " (process memory budget " + root.getLimit() + " bytes)" : "")
+        + (e instanceof HeapBudget.OverBudgetException heap ? ": " + heap.getMessage() : "");
     return new SqlException(SqlException.Kind.RESOURCE_EXHAUSTED, message, 0, 0, e);
   }
 

@@ -1,9 +1,7 @@
 package dev.lake.sql;
 
-import dev.lake.engine.EngineException;
 import dev.lake.engine.Version;
-import dev.lake.exec.ExecutionException;
-import dev.lake.exec.op.Operator;
+import dev.lake.exec.QueryControl;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,10 +18,10 @@ final class RelPreparedQuery implements PreparedQuery {
   private final Schema schema;
   private final Map<TableName, Version> pins;
 
-  private final long budget;
+  private final Execution execution;
 
-  RelPreparedQuery(RelTranslator.Node plan, Schema schema, Map<TableName, Version> pins, long budget) {
-    this.budget = budget;
+  RelPreparedQuery(RelTranslator.Node plan, Schema schema, Map<TableName, Version> pins, Execution execution) {
+    this.execution = execution;
     this.plan = plan;
     this.schema = schema;
     this.pins = Map.copyOf(pins);
@@ -46,32 +44,11 @@ final class RelPreparedQuery implements PreparedQuery {
     return lines;
   }
 
-  /**
-   * Runs the plan in a child allocator of {@code allocator}; the reader owns it.
-   *
-   * @throws SqlException EXECUTION if the plan cannot start; nothing stays allocated
-   */
+  /** Runs the plan in a child allocator of {@code allocator}; the reader owns it. */
   @Override
-  public ArrowReader execute(BufferAllocator allocator) {
-    BufferAllocator child = allocator.newChildAllocator("sql-query-" + QUERY_IDS.incrementAndGet()
+  public ArrowReader execute(BufferAllocator allocator, QueryControl control) {
+    return execution.run(allocator, "sql-query-" + QUERY_IDS.incrementAndGet()
         + pins.keySet().stream().map(t -> "-" + t).collect(java.util.stream.Collectors.joining()),
-        0, Math.min(budget, allocator.getLimit()));
-    Operator op = null;
-    try {
-      op = plan.open().apply(child);
-      return new QueryReader(child, op, schema);
-    } catch (RuntimeException e) {
-      if (op != null) {
-        op.close();
-      }
-      child.close();
-      if (e instanceof org.apache.arrow.memory.OutOfMemoryException oom) {
-        throw QueryReader.overBudget(child, oom);
-      }
-      if (e instanceof ExecutionException || e instanceof EngineException) {
-        throw new SqlException(SqlException.Kind.EXECUTION, e.getMessage(), 0, 0, e);
-      }
-      throw e;
-    }
+        control, plan.open(), schema);
   }
 }

@@ -8,7 +8,10 @@ import dev.lake.exec.expr.Kernel;
 import dev.lake.exec.op.FilterOperator;
 import dev.lake.exec.op.HashAggregateOperator;
 import dev.lake.exec.op.HashJoinOperator;
+import dev.lake.exec.op.JoinSpec;
+import dev.lake.exec.op.JoinTable;
 import dev.lake.exec.op.LimitOperator;
+import dev.lake.exec.op.Morsels;
 import dev.lake.exec.op.ParallelAggregateOperator;
 import dev.lake.exec.op.Operator;
 import dev.lake.exec.op.ProjectOperator;
@@ -87,19 +90,25 @@ final class RelTranslator {
   }
 
   /**
-   * A scan with the filters and projections stacked on it: it can be opened over any subset of
-   * the scan's units, so several workers can run copies of it over disjoint morsels.
+   * A scan with the filters, projections and hash join probes stacked on it. Each execution
+   * starts it once (which builds the tables its probes read) and then runs copies of it over
+   * disjoint morsels of the scan, on several workers.
    */
-  record Pipeline(CalciteTables.LakeTable table, ScanRequest request,
-      java.util.function.BiFunction<List<dev.lake.engine.ScanUnit>, BufferAllocator, Operator> open) {
+  record Pipeline(Function<BufferAllocator, Morsels> start) {
 
+    /** This pipeline with a stage that keeps no state shared between copies. */
     Pipeline then(java.util.function.BiFunction<Operator, BufferAllocator, Operator> next) {
-      return new Pipeline(table, request, (units, a) -> {
-        Operator op = open.apply(units, a);
+      return new Pipeline(a -> start.apply(a).then(op -> next.apply(op, a), null));
+    }
+
+    /** This pipeline probing the table {@code build} makes, one table per execution. */
+    Pipeline probing(Function<BufferAllocator, JoinTable> build, JoinSpec spec) {
+      return new Pipeline(a -> {
+        JoinTable table = build.apply(a);
         try {
-          return next.apply(op, a);
+          return start.apply(a).then(op -> new HashJoinOperator(op, () -> table, false, spec, a), table);
         } catch (RuntimeException e) {
-          op.close();
+          table.close();
           throw e;
         }
       });
@@ -197,8 +206,8 @@ final class RelTranslator {
     };
     Function<BufferAllocator, Operator> open = allocator ->
         above.apply(new ScanOperator(table.snapshot, scanRequest, allocator), allocator);
-    Pipeline pipeline = new Pipeline(table, scanRequest,
-        (units, allocator) -> new ScanOperator(table.snapshot, scanRequest, units, allocator)).then(above);
+    Pipeline pipeline = new Pipeline(allocator -> new Morsels(table.snapshot.plan(scanRequest).units(),
+        units -> new ScanOperator(table.snapshot, scanRequest, units, allocator), null)).then(above);
     return new Node(fields, types, open, label, List.of(), pipeline);
   }
 
@@ -562,18 +571,12 @@ final class RelTranslator {
     Schema finalSchema = new Schema(finalFields);
     Schema outSchema = new Schema(outFields);
     int workers = threads;
-    return a -> {
-      List<dev.lake.engine.ScanUnit> units = pipeline.table().snapshot.plan(pipeline.request()).units();
-      return new ParallelAggregateOperator(units,
-          (us, wa) -> {
-            Operator source = pipeline.open().apply(us, wa);
-            return new HashAggregateOperator(source, partialSchema, keys, partialCalls, wa);
-          },
-          partialSchema,
-          partials -> new ProjectOperator(
-              new HashAggregateOperator(partials, finalSchema, finalKeys, finalCalls, a), outSchema, out, a),
-          workers, a);
-    };
+    return a -> new ParallelAggregateOperator(() -> pipeline.start().apply(a),
+        source -> new HashAggregateOperator(source, partialSchema, keys, partialCalls, a),
+        partialSchema, k,
+        partials -> new ProjectOperator(
+            new HashAggregateOperator(partials, finalSchema, finalKeys, finalCalls, a), outSchema, out, a),
+        outSchema, workers, a);
   }
 
   private static Expr partialColumn(List<Expr.Agg> calls, List<Field> fields, int k, Expr.Agg call) {
@@ -698,24 +701,32 @@ final class RelTranslator {
     for (int i = 0; i < safe.length; i++) {
       safe[i] = nullSafe.get(i);
     }
-    List<SqlType> probeTypes = probe.types();
-    List<SqlType> buildTypes = build.types();
-    String label = "HashJoin " + type + (swap ? " (build left)" : "") + " keys=" + probeKeys.size()
-        + (residualExpr == null ? "" : " residual") + " on " + join.getCondition();
-    boolean semi = physical == HashJoinOperator.Type.SEMI || physical == HashJoinOperator.Type.ANTI;
-    Node joined = new Node(semi ? probe.fields() : combinedFields, semi ? probeTypes : combinedTypes,
-        a -> {
-          Operator b = build.open().apply(a);
-          Operator p;
-          try {
-            p = probe.open().apply(a);
-          } catch (RuntimeException e) {
-            b.close();
-            throw e;
+    JoinSpec spec = new JoinSpec(physical, probeKeys, buildKeys, safe, residualExpr, probe.types(),
+        build.types(), combined);
+    // The build side runs on the workers when it is a pipeline; its table is then probed by one
+    // copy of the probe side per morsel when the probe side is a pipeline too (and the consumer,
+    // a parallel aggregate, runs it so), else by this join's own operator.
+    boolean parallelBuild = threads > 1 && build.pipeline() != null;
+    int workers = threads;
+    Function<BufferAllocator, JoinTable> buildTable = parallelBuild
+        ? a -> {
+          try (Morsels morsels = build.pipeline().start().apply(a)) {
+            return JoinTable.build(morsels, spec, workers, a);
           }
-          return new HashJoinOperator(p, b, physical, probeKeys, buildKeys, safe, residualExpr,
-              probeTypes, buildTypes, combined, a);
-        }, label, List.of(probe, build));
+        }
+        : a -> {
+          try (Operator input = build.open().apply(a)) {
+            return JoinTable.build(input, spec, workers, a);
+          }
+        };
+    String label = "HashJoin " + type + (swap ? " (build left)" : "") + " keys=" + probeKeys.size()
+        + (residualExpr == null ? "" : " residual") + " on " + join.getCondition()
+        + (parallelBuild ? " build=parallel threads=" + threads : "");
+    boolean semi = physical == HashJoinOperator.Type.SEMI || physical == HashJoinOperator.Type.ANTI;
+    Node joined = new Node(semi ? probe.fields() : combinedFields, semi ? probe.types() : combinedTypes,
+        a -> new HashJoinOperator(probe.open().apply(a), () -> buildTable.apply(a), true, spec, a),
+        () -> label, List.of(probe, build),
+        probe.pipeline() == null ? null : probe.pipeline().probing(buildTable, spec));
     if (!swap) {
       return joined;
     }

@@ -41,7 +41,7 @@ public final class SqlEngine {
   private static final java.util.regex.Pattern EXPLAIN =
       java.util.regex.Pattern.compile("(?is)\\s*EXPLAIN\\s+(?!PLAN\\b)");
 
-  private final long queryBudget;
+  private final Execution execution;
   private final int threads;
 
   public SqlEngine(SqlCatalog catalog) {
@@ -52,24 +52,29 @@ public final class SqlEngine {
     this(catalog, queryBudget, Runtime.getRuntime().availableProcessors());
   }
 
-  /**
-   * @param threads workers of a parallel plan (scan, filter, project and partial aggregate over
-   *     morsels), by default one per processor
-   * @param queryBudget the most Arrow memory one execution may hold, in bytes; the allocator
-   *     passed to {@link PreparedQuery#execute} bounds the process. A query over either fails
-   *     with {@link SqlException.Kind#RESOURCE_EXHAUSTED} naming the budget, and releases all
-   *     it held.
-   */
   public SqlEngine(SqlCatalog catalog, long queryBudget, int threads) {
+    this(catalog, queryBudget, threads, null);
+  }
+
+  /**
+   * @param threads workers of a parallel plan (scans, filters, projections, hash join builds and
+   *     probes, partial aggregates over morsels), by default one per processor
+   * @param queryBudget the most memory one execution may hold, in bytes: its Arrow buffers and the
+   *     heap of its hash tables; the allocator passed to {@link PreparedQuery#execute} bounds the
+   *     process. A query over either fails with {@link SqlException.Kind#RESOURCE_EXHAUSTED}
+   *     naming the budget, and releases all it held.
+   * @param queryTimeout the longest one execution may run, from {@link PreparedQuery#execute}
+   *     to its last batch, or null for no limit; past it the query fails with {@link
+   *     SqlException.Kind#TIMED_OUT} and its workers stop
+   * @throws IllegalArgumentException if threads, budget or timeout is not positive
+   */
+  public SqlEngine(SqlCatalog catalog, long queryBudget, int threads, java.time.Duration queryTimeout) {
     this.catalog = Objects.requireNonNull(catalog, "catalog");
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be at least 1: " + threads);
     }
     this.threads = threads;
-    if (queryBudget <= 0) {
-      throw new IllegalArgumentException("query budget must be positive: " + queryBudget);
-    }
-    this.queryBudget = queryBudget;
+    this.execution = new Execution(queryBudget, queryTimeout);
   }
 
   /**
@@ -119,12 +124,12 @@ public final class SqlEngine {
     RelTranslator.Node values = new RelTranslator.Node(fields, List.of(text),
         a -> new dev.lake.exec.op.ValuesOperator(new Schema(fields), List.of(text), rows, a),
         "Values", List.of());
-    return new RelPreparedQuery(values, new Schema(fields), query.pins(), queryBudget);
+    return new RelPreparedQuery(values, new Schema(fields), query.pins(), execution);
   }
 
   private PreparedQuery prepare(String sql, SqlNode statement, Map<TableName, Version> pins) {
     try {
-      return new LakePreparedQuery(new Binder(catalog, pins).bind(statement), queryBudget);
+      return new LakePreparedQuery(new Binder(catalog, pins).bind(statement), execution);
     } catch (SqlException e) {
       // The binder takes single-table queries; joins, subqueries, set operations, derived
       // tables, WITH, intervals, nested-type pass-through and the scalar functions only
@@ -189,6 +194,6 @@ public final class SqlEngine {
     }
     Map<TableName, Version> read = new LinkedHashMap<>();
     planned.tables().values().forEach(t -> read.put(t.name, t.version));
-    return new RelPreparedQuery(plan, new Schema(fields), read, queryBudget);
+    return new RelPreparedQuery(plan, new Schema(fields), read, execution);
   }
 }

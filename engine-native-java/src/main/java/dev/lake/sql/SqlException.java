@@ -25,7 +25,14 @@ public class SqlException extends RuntimeException {
      * The query needed more memory than its budget (per query, or the process's allocator limit);
      * the message names the budget. Everything the query held is released.
      */
-    RESOURCE_EXHAUSTED
+    RESOURCE_EXHAUSTED,
+    /**
+     * The query was cancelled ({@link dev.lake.exec.QueryControl#cancel()}, or its thread was
+     * interrupted); every worker stopped and everything it held is released.
+     */
+    CANCELLED,
+    /** The query ran past its timeout; every worker stopped and everything it held is released. */
+    TIMED_OUT
   }
 
   private final Kind kind;

@@ -9,6 +9,7 @@ import dev.lake.engine.CommitConflictException;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.SchemaMismatchException;
 import dev.lake.engine.VersionNotFoundException;
+import dev.lake.exec.QueryStoppedException;
 import dev.lake.sql.SqlException;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.StatusException;
@@ -31,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * is the user's fault ({@code INVALID_ARGUMENT}) when it comes from the data and the query
  * (division by zero, a bad cast), and the server's ({@code INTERNAL}) when it comes from
  * storage or an unexpected bug.
+ *
+ * <p>A query stopped by its deadline ({@link SqlException.Kind#TIMED_OUT}, the call's gRPC
+ * deadline or the server's query timeout) is {@code DEADLINE_EXCEEDED}; one stopped because the
+ * client cancelled the call or went away ({@link SqlException.Kind#CANCELLED}) is {@code
+ * CANCELLED}.
  */
 final class ErrorMapper {
 
@@ -46,6 +52,7 @@ final class ErrorMapper {
           status(GrpcStatus.INVALID_ARGUMENT, invalid.getMessage());
       case FlightIpc.IpcException ipc -> status(GrpcStatus.INVALID_ARGUMENT, ipc.getMessage());
       case SqlException sql -> fromSql(sql);
+      case QueryStoppedException stopped -> stopped(stopped.reason(), stopped.getMessage());
       case TableNotFoundException notFound -> status(GrpcStatus.NOT_FOUND, notFound.getMessage());
       case TableAlreadyExistsException exists ->
           status(GrpcStatus.ALREADY_EXISTS, exists.getMessage());
@@ -72,9 +79,18 @@ final class ErrorMapper {
       case INVALID -> status(GrpcStatus.INVALID_ARGUMENT, withPosition(message, e));
       case UNSUPPORTED -> status(GrpcStatus.UNIMPLEMENTED, message);
       case RESOURCE_EXHAUSTED -> status(GrpcStatus.RESOURCE_EXHAUSTED, message);
+      case CANCELLED -> stopped(QueryStoppedException.Reason.CANCELLED, message);
+      case TIMED_OUT -> stopped(QueryStoppedException.Reason.TIMED_OUT, message);
       case EXECUTION -> userFault(e.getCause())
           ? status(GrpcStatus.INVALID_ARGUMENT, message)
           : internal(e);
+    };
+  }
+
+  private static StatusException stopped(QueryStoppedException.Reason reason, String message) {
+    return switch (reason) {
+      case CANCELLED -> status(GrpcStatus.CANCELLED, message);
+      case TIMED_OUT -> status(GrpcStatus.DEADLINE_EXCEEDED, message);
     };
   }
 

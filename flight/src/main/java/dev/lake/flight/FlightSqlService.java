@@ -6,6 +6,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.MessageOrBuilder;
 import dev.lake.catalog.TableIdent;
+import dev.lake.exec.QueryControl;
 import dev.lake.sql.PreparedQuery;
 import dev.lake.sql.SqlEngine;
 import io.vertx.core.Context;
@@ -20,6 +21,7 @@ import io.vertx.grpc.server.GrpcServer;
 import io.vertx.grpc.server.GrpcServerRequest;
 import io.vertx.grpc.server.GrpcServerResponse;
 import io.vertx.grpc.server.StatusException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -50,11 +52,13 @@ final class FlightSqlService {
   private final BufferAllocator allocator;
   private final long maxIngestBytes;
   private final long maxBytesInFlight;
+  private final Duration queryTimeout;
   private final AtomicLong callIds = new AtomicLong();
 
+  /** @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
       ExecutorService workers, BufferAllocator allocator, long maxIngestBytes,
-      long maxBytesInFlight) {
+      long maxBytesInFlight, Duration queryTimeout) {
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
     this.ingestor = ingestor;
@@ -62,6 +66,7 @@ final class FlightSqlService {
     this.allocator = allocator;
     this.maxIngestBytes = maxIngestBytes;
     this.maxBytesInFlight = maxBytesInFlight;
+    this.queryTimeout = queryTimeout;
   }
 
   void register(GrpcServer server) {
@@ -190,11 +195,15 @@ final class FlightSqlService {
         return;
       }
       long id = callIds.incrementAndGet();
+      long deadlineMillis = deadlineMillis(request.timeout());
+      QueryControl control = deadlineMillis > 0
+          ? QueryControl.create().withTimeout(Duration.ofMillis(deadlineMillis))
+          : QueryControl.create();
       Callable<ResultStream.Source> opener = switch (ticket) {
         case TicketCodec.QueryTicket query -> () -> {
           PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins());
           return new QueryResultSource(planned, allocator.newChildAllocator(
-              "doget-" + id, 0, Long.MAX_VALUE));
+              "doget-" + id, 0, Long.MAX_VALUE), control);
         };
         case TicketCodec.CommandTicket command -> () -> {
           if (!MetadataCommands.handles(command.command())) {
@@ -206,12 +215,24 @@ final class FlightSqlService {
           }
         };
       };
-      ResultStream stream =
-          new ResultStream(context, workers, request.response(), maxBytesInFlight, opener);
+      ResultStream stream = new ResultStream(context, workers, request.response(),
+          maxBytesInFlight, opener, control, deadlineMillis);
       request.errorHandler(error -> stream.cancel());
       request.exceptionHandler(error -> stream.cancel());
       stream.start();
     });
+  }
+
+  /**
+   * A DoGet's time limit in ms, or 0 for none: the call's gRPC deadline or the server's query
+   * timeout, whichever is sooner, both counted from the call's start.
+   */
+  private long deadlineMillis(long clientTimeoutMillis) {
+    long server = queryTimeout == null ? 0 : queryTimeout.toMillis();
+    if (clientTimeoutMillis <= 0) {
+      return server;
+    }
+    return server <= 0 ? clientTimeoutMillis : Math.min(server, clientTimeoutMillis);
   }
 
   // ---- DoPut -------------------------------------------------------------------------------

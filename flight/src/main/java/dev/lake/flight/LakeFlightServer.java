@@ -83,7 +83,7 @@ public final class LakeFlightServer implements AutoCloseable {
     }
     FlightSqlService service = new FlightSqlService(config.sqlEngine,
         new MetadataCommands(config.catalog, sqlInfo()), new Ingestor(config.catalog), workers,
-        allocator, config.maxIngestBytes, config.maxBytesInFlight);
+        allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout);
     GrpcServer grpc = GrpcServer.server(vertx,
         new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes));
     service.register(grpc);
@@ -173,7 +173,8 @@ public final class LakeFlightServer implements AutoCloseable {
         .withFlightSqlServerCancel(false)
         .withFlightSqlServerBulkIngestion(true)
         .withFlightSqlServerBulkIngestionTransaction(false)
-        .withFlightSqlServerStatementTimeout(0)
+        .withFlightSqlServerStatementTimeout(config.queryTimeout == null ? 0
+            : (int) Math.min(Integer.MAX_VALUE, config.queryTimeout.toMillis()))
         .withFlightSqlServerTransactionTimeout(0)
         .withSqlIdentifierQuoteChar("\"")
         .withSqlSearchStringEscape("\\")
@@ -215,6 +216,7 @@ public final class LakeFlightServer implements AutoCloseable {
     private long maxMessageBytes = 64L << 20;
     private long maxBytesInFlight = 8L << 20;
     private Duration shutdownGrace = Duration.ofSeconds(10);
+    private Duration queryTimeout;
 
     private Builder() {}
 
@@ -287,6 +289,23 @@ public final class LakeFlightServer implements AutoCloseable {
     /** Result bytes a DoGet may have written but not yet flushed; default 8 MiB. */
     public Builder maxBytesInFlight(long bytes) {
       this.maxBytesInFlight = positive(bytes, "maxBytesInFlight");
+      return this;
+    }
+
+    /**
+     * The longest a query's {@code DoGet} may run, from the call's start to its last batch,
+     * when the client sets no shorter gRPC deadline; default none (the client's deadline only).
+     * Past it the query stops, its workers exit and the call fails with {@code
+     * DEADLINE_EXCEEDED}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder queryTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("queryTimeout must be > 0, got " + timeout);
+      }
+      this.queryTimeout = timeout;
       return this;
     }
 

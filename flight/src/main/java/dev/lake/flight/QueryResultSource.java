@@ -1,5 +1,6 @@
 package dev.lake.flight;
 
+import dev.lake.exec.QueryControl;
 import dev.lake.sql.PreparedQuery;
 import java.io.IOException;
 import java.util.Iterator;
@@ -17,13 +18,13 @@ final class QueryResultSource implements ResultStream.Source {
   private boolean schemaSent;
 
   /**
-   * Executes {@code query} with buffers from {@code allocator}, which the source takes over and
-   * closes after the reader.
+   * Executes {@code query} under {@code control} with buffers from {@code allocator}, which the
+   * source takes over and closes after the reader.
    */
-  QueryResultSource(PreparedQuery query, BufferAllocator allocator) {
+  QueryResultSource(PreparedQuery query, BufferAllocator allocator, QueryControl control) {
     this.allocator = allocator;
     try {
-      this.reader = query.execute(allocator);
+      this.reader = query.execute(allocator, control);
     } catch (RuntimeException e) {
       allocator.close();
       throw e;

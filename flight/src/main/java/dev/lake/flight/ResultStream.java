@@ -1,5 +1,7 @@
 package dev.lake.flight;
 
+import dev.lake.exec.QueryControl;
+import dev.lake.exec.QueryStoppedException;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.grpc.common.GrpcMessage;
@@ -19,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * next message is produced only while fewer than {@code maxBytesInFlight} bytes are written but
  * not yet flushed and the response's write queue is not full, so a slow client holds at most
  * that much heap and no thread ever waits for it.
+ *
+ * <p>Stopping: when the client cancels or goes away, the query's {@link QueryControl} is
+ * cancelled, so a worker producing a message stops within a batch (and the workers of a
+ * parallel plan with it); at the call's deadline the control stops the query the same way, and
+ * a stream waiting for the client fails with {@code DEADLINE_EXCEEDED} at once.
  *
  * <p>All fields are touched on the event loop only, except {@link #source}, which worker tasks
  * use one at a time (there is never more than one in progress) and whose hand-over to and from
@@ -43,35 +50,69 @@ final class ResultStream {
   private final GrpcServerResponse<?, Flight.FlightData> response;
   private final long maxBytesInFlight;
   private final Callable<Source> opener;
+  private final QueryControl control;
+  private final long deadlineMillis;
 
   private Source source;
+  private long deadlineTimer = -1;
   private long bytesInFlight;
   private boolean producing;
   private boolean finished;
 
+  /**
+   * @param control stops the query the source runs (cancel, deadline)
+   * @param deadlineMillis the call's time limit (the same as {@code control}'s), or 0 for none
+   */
   ResultStream(Context context, Executor workers, GrpcServerResponse<?, Flight.FlightData> response,
-      long maxBytesInFlight, Callable<Source> opener) {
+      long maxBytesInFlight, Callable<Source> opener, QueryControl control, long deadlineMillis) {
     this.context = context;
     this.workers = workers;
     this.response = response;
     this.maxBytesInFlight = maxBytesInFlight;
     this.opener = opener;
+    this.control = control;
+    this.deadlineMillis = deadlineMillis;
   }
 
   /** Starts streaming; call on the event loop of the call. */
   void start() {
     response.drainHandler(v -> maybeProduce());
     response.exceptionHandler(e -> cancel());
+    if (deadlineMillis > 0) {
+      deadlineTimer = context.owner().setTimer(deadlineMillis, id -> expire());
+    }
     produce();
   }
 
-  /** Stops producing after the client went away; releases the source. Event loop only. */
+  /** Stops producing after the client cancelled or went away; releases the source. Event loop only. */
   void cancel() {
+    control.cancel();
     if (!finished) {
       finished = true;
+      stopTimer();
       if (!producing) {
         closeSource();
       }
+    }
+  }
+
+  // The deadline passed: a producing worker stops by itself (the control has the same deadline)
+  // and reports it; a stream waiting for the client to read fails now.
+  private void expire() {
+    deadlineTimer = -1;
+    if (!finished && !producing) {
+      try {
+        control.check();
+      } catch (QueryStoppedException e) {
+        finish(e);
+      }
+    }
+  }
+
+  private void stopTimer() {
+    if (deadlineTimer >= 0) {
+      context.owner().cancelTimer(deadlineTimer);
+      deadlineTimer = -1;
     }
   }
 
@@ -132,6 +173,7 @@ final class ResultStream {
 
   private void finish(Throwable error) {
     finished = true;
+    stopTimer();
     closeSource();
     if (error == null) {
       response.end();

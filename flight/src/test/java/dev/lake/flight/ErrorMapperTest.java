@@ -11,6 +11,7 @@ import dev.lake.catalog.TableNotFoundException;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.SchemaMismatchException;
 import dev.lake.engine.TableLocation;
+import dev.lake.exec.QueryStoppedException;
 import dev.lake.sql.SqlException;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.StatusException;
@@ -46,6 +47,14 @@ class ErrorMapperTest {
         "query memory budget of 1024 bytes exceeded")).status());
     assertEquals(GrpcStatus.INVALID_ARGUMENT, map(new SqlException(SqlException.Kind.EXECUTION,
         "division by zero", 0, 0, new ArithmeticException("/ by zero"))).status());
+    StatusException timedOut = map(new SqlException(SqlException.Kind.TIMED_OUT, "query timed out after 200 ms"));
+    assertEquals(GrpcStatus.DEADLINE_EXCEEDED, timedOut.status());
+    assertEquals("query timed out after 200 ms", timedOut.message());
+    assertEquals(GrpcStatus.CANCELLED, map(new SqlException(SqlException.Kind.CANCELLED, "query cancelled")).status());
+    assertEquals(GrpcStatus.DEADLINE_EXCEEDED, map(new QueryStoppedException(
+        QueryStoppedException.Reason.TIMED_OUT, "query timed out after 200 ms")).status());
+    assertEquals(GrpcStatus.CANCELLED, map(new QueryStoppedException(
+        QueryStoppedException.Reason.CANCELLED, "query cancelled")).status());
     StatusException storage = map(new SqlException(SqlException.Kind.EXECUTION,
         "read failed at " + LOCATION, 0, 0, new EngineException(LOCATION, "io")));
     assertEquals(GrpcStatus.INTERNAL, storage.status());

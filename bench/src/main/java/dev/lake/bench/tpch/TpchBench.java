@@ -31,9 +31,11 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * TPC-H in lake (over the {@code log} format) and in DuckDB on the same machine: generates the
  * data once per scale factor into {@code --dir} (reused by later runs), then runs each query
  * {@code --runs} times in each engine after one warm-up and prints the medians, the ratio
- * lake/DuckDB and their geometric mean; then the memory-bandwidth bound of Q6's columns.
+ * lake/DuckDB and their geometric mean; then the memory-bandwidth bound of Q6's columns. With
+ * several thread counts ({@code --threads 1,2}) each query runs at each count in turn, both
+ * engines with the same count, in the same process over the same data.
  *
- * <pre>bench/tpch [--sf 1] [--runs 5] [--threads 1] [--queries 1,6] [--dir /tmp/lake-tpch-sf1]
+ * <pre>bench/tpch [--sf 1] [--runs 5] [--threads 1[,2...]] [--queries 1,6] [--dir /tmp/lake-tpch-sf1]
  *            [--sql "SELECT ... FROM lineitem"]...</pre>
  *
  * {@code --sql} (repeatable) runs the given statements instead of the numbered queries, for
@@ -45,7 +47,7 @@ public final class TpchBench {
   public static void main(String[] args) throws Exception {
     double sf = 1;
     int runs = 5;
-    int threads = 1;
+    List<Integer> threadCounts = new ArrayList<>();
     List<Integer> queries = new ArrayList<>();
     List<String> statements = new ArrayList<>();
     Path dir = null;
@@ -54,13 +56,17 @@ public final class TpchBench {
       switch (args[i]) {
         case "--sf" -> sf = Double.parseDouble(args[i + 1]);
         case "--runs" -> runs = Integer.parseInt(args[i + 1]);
-        case "--threads" -> threads = Integer.parseInt(args[i + 1]);
+        case "--threads" -> Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt)
+            .forEach(threadCounts::add);
         case "--queries" -> Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt).forEach(queries::add);
         case "--dir" -> dir = Path.of(args[i + 1]);
         case "--explain" -> explain = Boolean.parseBoolean(args[i + 1]);
         case "--sql" -> statements.add(args[i + 1]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
+    }
+    if (threadCounts.isEmpty()) {
+      threadCounts.add(1);
     }
     if (queries.isEmpty() && statements.isEmpty()) {
       for (int q = 1; q <= 22; q++) {
@@ -97,14 +103,11 @@ public final class TpchBench {
         Files.writeString(dir.resolve("loaded"), "sf=" + sf + "\n");
         System.out.printf(Locale.ROOT, "generated and loaded SF %s in %.1f s%n", sf, (System.nanoTime() - start) / 1e9);
       }
-      try (Statement s = duck.createStatement()) {
-        s.execute("SET threads TO " + threads);
-      }
-      SqlEngine sql = new SqlEngine(catalog, Long.MAX_VALUE, threads);
-      System.out.printf(Locale.ROOT, "%nTPC-H SF %s, %d runs after 1 warm-up, DuckDB threads=%d, lake threads=%d%n",
-          sf, runs, threads, threads);
-      System.out.printf(Locale.ROOT, "%-5s %12s %12s %8s %10s%n", "query", "lake ms", "duckdb ms", "ratio", "rows");
-      double logSum = 0;
+      System.out.printf(Locale.ROOT, "%nTPC-H SF %s, %d runs after 1 warm-up, DuckDB and lake with threads=%s each%n",
+          sf, runs, threadCounts);
+      System.out.printf(Locale.ROOT, "%-5s %7s %12s %12s %8s %10s%n", "query", "threads", "lake ms", "duckdb ms",
+          "ratio", "rows");
+      double[] logSums = new double[threadCounts.size()];
       int counted = 0;
       Map<String, String> texts = new LinkedHashMap<>();
       for (int q : queries) {
@@ -114,40 +117,54 @@ public final class TpchBench {
         texts.put("S" + (i + 1), statements.get(i));
       }
       for (Map.Entry<String, String> entry : texts.entrySet()) {
-        String text = entry.getValue();
-        if (explain) {
-          try (ArrowReader reader = sql.prepare("EXPLAIN " + text).execute(allocator)) {
-            while (reader.loadNextBatch()) {
-              var v = reader.getVectorSchemaRoot().getVector(0);
-              for (int r = 0; r < v.getValueCount(); r++) {
-                System.out.println("  " + v.getObject(r));
-              }
-            }
-          }
-        }
-        double[] lake = new double[runs];
-        double[] peer = new double[runs];
-        long rows = 0;
-        runLake(sql, text, allocator);
-        runDuck(duck, text);
-        for (int r = 0; r < runs; r++) {
-          long t0 = System.nanoTime();
-          rows = runLake(sql, text, allocator);
-          lake[r] = (System.nanoTime() - t0) / 1e6;
-          long t1 = System.nanoTime();
-          runDuck(duck, text);
-          peer[r] = (System.nanoTime() - t1) / 1e6;
-        }
-        double l = median(lake);
-        double p = median(peer);
-        logSum += Math.log(l / p);
         counted++;
-        System.out.printf(Locale.ROOT, "%-5s %12.1f %12.1f %7.2fx %10d%n", entry.getKey(), l, p, l / p, rows);
+        String text = entry.getValue();
+        for (int t = 0; t < threadCounts.size(); t++) {
+          int threads = threadCounts.get(t);
+          try (Statement s = duck.createStatement()) {
+            s.execute("SET threads TO " + threads);
+          }
+          SqlEngine sql = new SqlEngine(catalog, Long.MAX_VALUE, threads);
+          if (explain) {
+            explain(sql, text, allocator);
+          }
+          double[] lake = new double[runs];
+          double[] peer = new double[runs];
+          long rows = 0;
+          runLake(sql, text, allocator);
+          runDuck(duck, text);
+          for (int r = 0; r < runs; r++) {
+            long t0 = System.nanoTime();
+            rows = runLake(sql, text, allocator);
+            lake[r] = (System.nanoTime() - t0) / 1e6;
+            long t1 = System.nanoTime();
+            runDuck(duck, text);
+            peer[r] = (System.nanoTime() - t1) / 1e6;
+          }
+          double l = median(lake);
+          double p = median(peer);
+          logSums[t] += Math.log(l / p);
+          System.out.printf(Locale.ROOT, "%-5s %7d %12.1f %12.1f %7.2fx %10d%n", entry.getKey(), threads, l, p, l / p, rows);
+        }
       }
-      System.out.printf(Locale.ROOT, "%-5s %12s %12s %7.2fx%n", "geo", "", "", Math.exp(logSum / counted));
+      for (int t = 0; t < threadCounts.size(); t++) {
+        System.out.printf(Locale.ROOT, "%-5s %7d %12s %12s %7.2fx%n", "geo", threadCounts.get(t), "", "",
+            Math.exp(logSums[t] / counted));
+      }
       bandwidthBound(sf);
       for (TableHandle h : handles) {
         h.close();
+      }
+    }
+  }
+
+  private static void explain(SqlEngine sql, String text, BufferAllocator allocator) throws Exception {
+    try (ArrowReader reader = sql.prepare("EXPLAIN " + text).execute(allocator)) {
+      while (reader.loadNextBatch()) {
+        var v = reader.getVectorSchemaRoot().getVector(0);
+        for (int r = 0; r < v.getValueCount(); r++) {
+          System.out.println("  " + v.getObject(r));
+        }
       }
     }
   }

@@ -25,6 +25,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /** A pinned version: its live segments, read through footers cached by the handle. */
 final class LogSnapshot implements Snapshot {
 
+  /**
+   * Rows after which a segment's surviving blocks start a new scan unit. Units are the morsels a
+   * parallel query hands to its workers: about two default blocks each, so a table of a few
+   * large segments still gives every worker work, and a unit is still large enough that its
+   * per-unit overhead (a reader, a partial aggregate) stays small.
+   */
+  static final long UNIT_ROWS = 1 << 17;
+
   private final LogTableHandle handle;
   private final Version version;
   private final Schema schema;
@@ -65,7 +73,8 @@ final class LogSnapshot implements Snapshot {
   }
 
   /**
-   * Reads (or reuses) each live segment's footer and keeps the blocks the filter may match.
+   * Reads (or reuses) each live segment's footer and keeps the blocks the filter may match, in
+   * units of consecutive surviving blocks of one segment, each cut after {@link #UNIT_ROWS} rows.
    *
    * @throws IllegalArgumentException if a requested column does not exist
    * @throws CorruptTableException if a segment is missing, has the wrong size or a bad footer
@@ -84,15 +93,22 @@ final class LogSnapshot implements Snapshot {
       SegmentFooter footer = handle.footer(segment, version, schema);
       List<Integer> kept = new ArrayList<>();
       long rows = 0;
+      int survivors = 0;
       for (int b = 0; b < footer.blocks().size(); b++) {
         BlockMeta block = footer.blocks().get(b);
         if (filter.isEmpty() || pruner.mayMatch(filter.get(), block)) {
           kept.add(b);
           rows += block.rows();
+          survivors++;
+          if (rows >= UNIT_ROWS) {
+            units.add(new LogScanUnit(handle.location(), segment, footer, kept, rows));
+            kept = new ArrayList<>();
+            rows = 0;
+          }
         }
       }
       total += footer.blocks().size();
-      pruned += footer.blocks().size() - kept.size();
+      pruned += footer.blocks().size() - survivors;
       if (!kept.isEmpty()) {
         units.add(new LogScanUnit(handle.location(), segment, footer, kept, rows));
       }

@@ -20,10 +20,11 @@ final class GroupSums {
 
   void ensure(int groupCount) {
     if (flat == null && groupCount > LANED_GROUPS) {
-      flat = new double[Accumulator.grow(0, groupCount)];
+      double[] folded = new double[Accumulator.grow(0, Math.max(groupCount, laned.length / LANES))];
       for (int g = 0; g < laned.length / LANES; g++) {
-        flat[g] = get(g);
+        folded[g] = get(g);
       }
+      flat = folded;
       laned = null;
     } else if (flat == null && laned.length < groupCount * LANES) {
       laned = Arrays.copyOf(laned, Accumulator.grow(laned.length / LANES, groupCount) * LANES);

@@ -2,6 +2,7 @@ package dev.lake.exec.op;
 
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
+import dev.lake.exec.HeapBudget;
 import dev.lake.exec.SqlType;
 import dev.lake.exec.Vectors;
 import dev.lake.exec.expr.Expr;
@@ -33,6 +34,7 @@ public final class HashAggregateOperator implements Operator {
   private final List<Kernel> aggArgs;
   private final int[] argSlot;
   private final BufferAllocator allocator;
+  private final HeapBudget heap;
   private VectorSchemaRoot output;
   private int emitted;
 
@@ -61,6 +63,19 @@ public final class HashAggregateOperator implements Operator {
     }
     this.aggArgs = Kernel.compileShared(distinct);
     this.allocator = allocator;
+    this.heap = new HeapBudget(allocator, "hash aggregate");
+  }
+
+  /** About how many heap bytes one group holds: its keys, hash table slot and accumulators. */
+  private long bytesPerGroup() {
+    long bytes = 16;
+    for (SqlType t : keyTypes) {
+      bytes += t.isLongBacked() || t.isFloat() || t.kind() == SqlType.Kind.BOOL ? 16 : 64;
+    }
+    for (Expr.Agg agg : aggs) {
+      bytes += agg.distinct() ? 64 : 16;
+    }
+    return bytes;
   }
 
   /** Key identity: -0.0 equals 0.0 and decimals compare by value, as SQL equality does. */
@@ -95,12 +110,16 @@ public final class HashAggregateOperator implements Operator {
   private void aggregate() {
     List<Accumulator> accumulators = aggs.stream().map(Accumulator::create).toList();
     GroupKeys groupKeys = new GroupKeys(keyExprs);
+    long perGroup = bytesPerGroup();
+    int charged = 0;
     Batch batch;
     while ((batch = input.next()) != null) {
       int n = batch.count();
       int[] groups = new int[n];
       groupKeys.assign(batch, groups);
       int groupCount = groupKeys.groupCount();
+      heap.charge((groupCount - charged) * perGroup);
+      charged = groupCount;
       Col[] args = new Col[aggArgs.size()];
       for (int j = 0; j < args.length; j++) {
         args[j] = aggArgs.get(j).eval(batch);
@@ -127,6 +146,8 @@ public final class HashAggregateOperator implements Operator {
       throw e;
     }
     output = new VectorSchemaRoot(schema.getFields(), vectors, groupCount);
+    // The groups now live in the output's Arrow buffers; the heap state is garbage.
+    heap.close();
   }
 
   @Override
@@ -136,7 +157,11 @@ public final class HashAggregateOperator implements Operator {
         output.close();
       }
     } finally {
-      input.close();
+      try {
+        input.close();
+      } finally {
+        heap.close();
+      }
     }
   }
 }

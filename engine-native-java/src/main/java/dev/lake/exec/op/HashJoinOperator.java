@@ -3,22 +3,27 @@ package dev.lake.exec.op;
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
 import dev.lake.exec.Cols;
+import dev.lake.exec.QueryControl;
 import dev.lake.exec.SqlType;
 import dev.lake.exec.Vectors;
-import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Hash join: drains the build input into columns and a chained hash table on its keys, then
- * streams the probe input through it, one output batch per probe batch.
+ * Hash join probe: streams the probe input through a {@link JoinTable} of the build input, one
+ * output batch per probe batch, or several when its keys match more than {@value #MAX_PAIRS}
+ * build rows. The table is either built by this operator on its first batch
+ * (and released when it closes) or shared: built once per execution and probed by one copy of
+ * this operator per morsel, on several threads (see {@link Morsels}).
  *
  * <p>Output rows are probe columns then build columns (INNER, LEFT), or probe columns only
  * (SEMI, ANTI). A NULL key matches nothing unless its key is null-safe ({@code IS NOT DISTINCT
@@ -30,20 +35,23 @@ public final class HashJoinOperator implements Operator {
 
   public enum Type { INNER, LEFT, SEMI, ANTI }
 
+  /** About the most key matches joined into one output batch. */
+  static final int MAX_PAIRS = 1 << 17;
+
   private final Operator probe;
-  private final Operator build;
+  private final Supplier<JoinTable> build;
+  private final boolean ownsTable;
   private final Type type;
   private final List<Kernel> probeKeys;
-  private final List<Kernel> buildKeys;
-  private final List<SqlType> keyTypes;
   private final boolean[] nullSafe;
   private final Kernel residual;
   private final List<SqlType> probeTypes;
   private final List<SqlType> buildTypes;
   private final Schema combined;
   private final BufferAllocator allocator;
+  private final QueryControl control;
 
-  private boolean built;
+  private JoinTable table;
   private Col[] buildCols;
   private Col[] buildKeyCols;
   private int[] buildHashes;
@@ -51,114 +59,73 @@ public final class HashJoinOperator implements Operator {
   private int[] chain;
   private int mask;
   private VectorSchemaRoot output;
+  /** The probe batch being joined (several output batches when its keys match many rows). */
+  private Batch current;
+  private Col[] currentKeys;
+  private int[] currentHashes;
+  private boolean[] currentMatched;
+  private Col[] currentProbeCols;
+  private long[][] probeLongKeys;
+  private long[][] buildLongKeys;
+  private int cursor;
 
   /**
-   * @param combined probe fields then build fields: the output of INNER and LEFT, and the input
-   *     of {@code residual}
-   * @param residual the non-key condition, or null
+   * @param build gives the table on the first batch: builds it, or returns a shared one
+   * @param ownsTable whether closing this operator releases the table ({@code build} made it for
+   *     this operator alone)
    */
-  public HashJoinOperator(Operator probe, Operator build, Type type, List<Expr> probeKeys,
-      List<Expr> buildKeys, boolean[] nullSafe, Expr residual, List<SqlType> probeTypes,
-      List<SqlType> buildTypes, Schema combined, BufferAllocator allocator) {
+  public HashJoinOperator(Operator probe, Supplier<JoinTable> build, boolean ownsTable, JoinSpec spec,
+      BufferAllocator allocator) {
     this.probe = probe;
     this.build = build;
-    this.type = type;
-    this.probeKeys = probeKeys.stream().map(Kernel::compile).toList();
-    this.buildKeys = buildKeys.stream().map(Kernel::compile).toList();
-    this.keyTypes = probeKeys.stream().map(Expr::type).toList();
-    this.nullSafe = nullSafe.clone();
-    this.residual = residual == null ? null : Kernel.compile(residual);
-    this.probeTypes = List.copyOf(probeTypes);
-    this.buildTypes = List.copyOf(buildTypes);
-    this.combined = combined;
+    this.ownsTable = ownsTable;
+    this.type = spec.type();
+    // Compiled per operator: copies of a probe run on several threads.
+    this.probeKeys = spec.probeKeys().stream().map(Kernel::compile).toList();
+    this.nullSafe = spec.nullSafe();
+    this.residual = spec.residual() == null ? null : Kernel.compile(spec.residual());
+    this.probeTypes = spec.probeTypes();
+    this.buildTypes = spec.buildTypes();
+    this.combined = spec.combined();
     this.allocator = allocator;
+    this.control = QueryControl.of(allocator);
   }
 
   @Override
   public Batch next() {
-    if (!built) {
-      buildTable();
-      built = true;
+    if (table == null) {
+      table = build.get();
+      buildCols = table.columns;
+      buildKeyCols = table.keys;
+      buildHashes = table.hashes;
+      head = table.head;
+      chain = table.chain;
+      mask = table.mask;
     }
     while (true) {
       closeOutput();
-      Batch batch = probe.next();
-      if (batch == null) {
-        return null;
+      // A probe batch can take long to join (many matches per key): stop between its outputs.
+      control.check();
+      if (current == null) {
+        Batch batch = probe.next();
+        if (batch == null) {
+          return null;
+        }
+        start(batch);
       }
-      Batch out = probeBatch(batch);
+      Batch out = probeRows();
+      if (cursor >= current.count()) {
+        // The batch stays readable until the next probe.next(), so out may still point into it.
+        current = null;
+      }
       if (out != null && out.count() > 0) {
         return out;
       }
     }
   }
 
-  private boolean needsBuildColumns() {
-    return type == Type.INNER || type == Type.LEFT || residual != null;
-  }
-
-  private void buildTable() {
-    boolean columns = needsBuildColumns();
-    List<List<Col>> parts = new ArrayList<>();
-    for (int c = 0; c < buildTypes.size(); c++) {
-      parts.add(new ArrayList<>());
-    }
-    List<List<Col>> keyParts = new ArrayList<>();
-    for (int k = 0; k < buildKeys.size(); k++) {
-      keyParts.add(new ArrayList<>());
-    }
-    Batch batch;
-    while ((batch = build.next()) != null) {
-      if (columns) {
-        for (int c = 0; c < buildTypes.size(); c++) {
-          parts.get(c).add(Vectors.read(batch.root().getVector(c), batch));
-        }
-      }
-      for (int k = 0; k < buildKeys.size(); k++) {
-        keyParts.get(k).add(buildKeys.get(k).eval(batch));
-      }
-      if (buildKeys.isEmpty() && !columns) {
-        parts.get(0).add(Vectors.read(batch.root().getVector(0), batch));
-      }
-    }
-    buildCols = new Col[buildTypes.size()];
-    for (int c = 0; c < buildCols.length; c++) {
-      buildCols[c] = Cols.concat(parts.get(c), buildTypes.get(c));
-    }
-    buildKeyCols = new Col[buildKeys.size()];
-    for (int k = 0; k < buildKeyCols.length; k++) {
-      buildKeyCols[k] = Cols.concat(keyParts.get(k), keyTypes.get(k));
-    }
-    int n = buildKeyCols.length > 0 ? buildKeyCols[0].size : buildCols.length > 0 ? buildCols[0].size : 0;
-    buildHashes = new int[n];
-    for (Col key : buildKeyCols) {
-      Cols.hashInto(key, buildHashes, n);
-    }
-    int capacity = Integer.highestOneBit(Math.max(4, n) * 2 - 1) << 1;
-    mask = capacity - 1;
-    head = new int[capacity];
-    Arrays.fill(head, -1);
-    chain = new int[n];
-    for (int r = n - 1; r >= 0; r--) {
-      if (hasNullKey(buildKeyCols, r)) {
-        continue;
-      }
-      int b = buildHashes[r] & mask;
-      chain[r] = head[b];
-      head[b] = r;
-    }
-  }
-
-  private boolean hasNullKey(Col[] keys, int row) {
-    for (int k = 0; k < keys.length; k++) {
-      if (!nullSafe[k] && keys[k].isNull(row)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private Batch probeBatch(Batch batch) {
+  /** Evaluates and hashes the keys of a new probe batch. */
+  private void start(Batch batch) {
     int n = batch.count();
     Col[] keys = new Col[probeKeys.size()];
     for (int k = 0; k < keys.length; k++) {
@@ -168,9 +135,43 @@ public final class HashJoinOperator implements Operator {
     for (Col key : keys) {
       Cols.hashInto(key, hashes, n);
     }
+    // Several integer keys: compare the primitive values (NULL keys never reach the comparison).
+    boolean longs = keys.length > 1;
+    for (int k = 0; k < keys.length; k++) {
+      longs &= keys[k] instanceof Col.Longs && buildKeyCols[k] instanceof Col.Longs && !nullSafe[k];
+    }
+    probeLongKeys = longs ? new long[keys.length][] : null;
+    buildLongKeys = longs ? new long[keys.length][] : null;
+    for (int k = 0; longs && k < keys.length; k++) {
+      probeLongKeys[k] = ((Col.Longs) keys[k]).values;
+      buildLongKeys[k] = ((Col.Longs) buildKeyCols[k]).values;
+    }
+    current = batch;
+    currentKeys = keys;
+    currentHashes = hashes;
+    currentMatched = new boolean[n];
+    currentProbeCols = new Col[probeTypes.size()];
+    cursor = 0;
+  }
+
+  private boolean hasNullKey(Col[] keys, int row) {
+    return JoinTable.hasNullKey(keys, nullSafe, row);
+  }
+
+  /**
+   * Joins the next rows of the current probe batch: as many whole rows as fit in about
+   * {@value #MAX_PAIRS} matching pairs, so that a key matching many build rows yields several
+   * bounded batches instead of one huge one (and a stopped query stops between them).
+   */
+  private Batch probeRows() {
+    Batch batch = current;
+    int n = batch.count();
+    int from = cursor;
+    Col[] keys = currentKeys;
+    int[] hashes = currentHashes;
     boolean firstMatchOnly = residual == null && (type == Type.SEMI || type == Type.ANTI);
-    boolean[] matched = new boolean[n];
-    int[] pp = new int[Math.max(16, n)];
+    boolean[] matched = currentMatched;
+    int[] pp = new int[Math.max(16, Math.min(n - from, MAX_PAIRS))];
     int[] bp = new int[pp.length];
     int pairs = 0;
     // One BIGINT/INTEGER/DATE key: compare the primitive values, no per-candidate dispatch.
@@ -179,7 +180,8 @@ public final class HashJoinOperator implements Operator {
     long[] probeLongs = oneLong ? ((Col.Longs) keys[0]).values : null;
     boolean[] probeNulls = oneLong ? ((Col.Longs) keys[0]).nulls : null;
     long[] buildLongs = oneLong ? ((Col.Longs) buildKeyCols[0]).values : null;
-    for (int i = 0; oneLong && i < n; i++) {
+    int i = from;
+    for (; oneLong && i < n && pairs < MAX_PAIRS; i++) {
       if (probeNulls[i]) {
         continue;
       }
@@ -203,7 +205,7 @@ public final class HashJoinOperator implements Operator {
         pairs++;
       }
     }
-    for (int i = 0; !oneLong && i < n; i++) {
+    for (; !oneLong && i < n && pairs < MAX_PAIRS; i++) {
       if (hasNullKey(keys, i)) {
         continue;
       }
@@ -225,8 +227,10 @@ public final class HashJoinOperator implements Operator {
         pairs++;
       }
     }
+    int to = i;
+    cursor = to;
     // Probe columns are read into Java arrays only when materialize cannot copy them directly.
-    Col[] probeCols = new Col[probeTypes.size()];
+    Col[] probeCols = currentProbeCols;
     int[] selection = null;
     if (residual != null && pairs > 0) {
       output = materialize(batch, probeCols, pp, bp, pairs);
@@ -260,8 +264,8 @@ public final class HashJoinOperator implements Operator {
       }
       case LEFT -> {
         int unmatched = 0;
-        for (int i = 0; i < n; i++) {
-          if (!matched[i]) {
+        for (int row = from; row < to; row++) {
+          if (!matched[row]) {
             unmatched++;
           }
         }
@@ -269,9 +273,9 @@ public final class HashJoinOperator implements Operator {
           pp = Arrays.copyOf(pp, pairs + unmatched);
           bp = Arrays.copyOf(bp, pairs + unmatched);
         }
-        for (int i = 0; i < n; i++) {
-          if (!matched[i]) {
-            pp[pairs] = i;
+        for (int row = from; row < to; row++) {
+          if (!matched[row]) {
+            pp[pairs] = row;
             bp[pairs] = -1;
             pairs++;
           }
@@ -281,11 +285,11 @@ public final class HashJoinOperator implements Operator {
       }
       default -> {
         boolean keep = type == Type.SEMI;
-        int[] sel = new int[n];
+        int[] sel = new int[to - from];
         int count = 0;
-        for (int i = 0; i < n; i++) {
-          if (matched[i] == keep) {
-            sel[count++] = batch.row(i);
+        for (int row = from; row < to; row++) {
+          if (matched[row] == keep) {
+            sel[count++] = batch.row(row);
           }
         }
         return new Batch(batch.root(), sel, count);
@@ -294,6 +298,14 @@ public final class HashJoinOperator implements Operator {
   }
 
   private boolean keysEqual(Col[] keys, int i, int r) {
+    if (probeLongKeys != null) {
+      for (int k = 0; k < probeLongKeys.length; k++) {
+        if (probeLongKeys[k][i] != buildLongKeys[k][r]) {
+          return false;
+        }
+      }
+      return true;
+    }
     for (int k = 0; k < keys.length; k++) {
       if (!Cols.equal(keys[k], i, buildKeyCols[k], r)) {
         return false;
@@ -328,7 +340,13 @@ public final class HashJoinOperator implements Operator {
       for (int c = 0; c < buildCols.length; c++) {
         FieldVector v = fields.get(probeCols.length + c).createVector(allocator);
         vectors.add(v);
-        Vectors.write(Cols.gather(buildCols[c], buildTypes.get(c), bp, count), v);
+        Utf8Column bytes = table.strings[c];
+        if (bytes != null && v instanceof VarCharVector utf8) {
+          bytes.gather(bp, count, utf8);
+          continue;
+        }
+        Col values = bytes != null ? bytes.toCol() : buildCols[c];
+        Vectors.write(Cols.gather(values, buildTypes.get(c), bp, count), v);
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
@@ -352,7 +370,9 @@ public final class HashJoinOperator implements Operator {
       try {
         probe.close();
       } finally {
-        build.close();
+        if (ownsTable && table != null) {
+          table.close();
+        }
       }
     }
   }

@@ -2,51 +2,70 @@ package dev.lake.exec.op;
 
 import dev.lake.engine.ScanUnit;
 import dev.lake.exec.Batch;
-import dev.lake.exec.ExecutionException;
-import java.util.ArrayList;
+import dev.lake.exec.Cols;
+import dev.lake.exec.QueryControl;
+import dev.lake.exec.Vectors;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Morsel-driven partial aggregation: {@code threads} workers take scan units (morsels) from one
- * list, run the pipeline and a partial aggregate over each unit, and keep the partial results;
- * the final aggregate then merges them in unit order, so the answer (floating-point sums
- * included) does not depend on which worker took which unit. Closing cancels the workers: each
- * stops at its next batch and everything it held is released before {@link #close()} returns.
+ * Morsel-driven partial aggregation: {@code threads} workers ({@link MorselWorkers}) take the
+ * morsels of a pipeline (scan, filters, projections, hash join probes) one at a time, run the
+ * pipeline and a partial aggregate over each, and keep the partial results; the final aggregate
+ * then merges them in morsel order, so the answer (floating-point sums included) does not depend
+ * on which worker took which morsel. The pipeline's shared state (its join tables) is released as
+ * soon as the partials are done.
+ *
+ * <p>When the partials hold many rows (keys of high cardinality, which partial aggregation
+ * barely reduces), the final merge runs on the workers too: every partial row goes to one of
+ * {@value #MERGE_PARTITIONS} partitions by the hash of its keys, and each partition is merged
+ * on its own, its rows still in morsel order, so every group's value is the one the single
+ * merge computes; the output lists the partitions in order, whatever the number of workers.
+ *
+ * <p>The workers live only while a stage runs, inside the first {@link #next()}: a failure,
+ * cancellation or timeout stops all of them before it returns.
  */
 public final class ParallelAggregateOperator implements Operator {
-  private final List<ScanUnit> units;
-  private final BiFunction<List<ScanUnit>, BufferAllocator, Operator> partial;
-  private final java.util.function.Function<Operator, Operator> merge;
+  /** Partial rows from which the final merge is partitioned across the workers. */
+  static final int PARALLEL_MERGE_ROWS = 1 << 16;
+  static final int MERGE_PARTITIONS = 16;
+
+  private final Supplier<Morsels> pipeline;
+  private final UnaryOperator<Operator> partial;
+  private final Function<Operator, Operator> merge;
   private final Schema partialSchema;
+  private final int keyCount;
+  private final Schema outputSchema;
   private final int threads;
   private final BufferAllocator allocator;
-  private final AtomicBoolean cancelled = new AtomicBoolean();
   private VectorSchemaRoot[] partials;
+  private VectorSchemaRoot[] merged;
   private Operator finalOp;
 
   /**
-   * @param partial opens the pipeline and partial aggregate over some units
-   * @param merge wraps the stream of partial results (schema {@code partialSchema}) into the final
-   *     aggregate
+   * @param pipeline starts the pipeline for this execution (builds its join tables)
+   * @param partial wraps one copy of the pipeline into the partial aggregate
+   * @param partialSchema the partial results: the {@code keyCount} group keys, then the partial
+   *     aggregates
+   * @param merge wraps a stream of partial results into the final aggregate, whose output is
+   *     {@code outputSchema}
    */
-  public ParallelAggregateOperator(List<ScanUnit> units,
-      BiFunction<List<ScanUnit>, BufferAllocator, Operator> partial, Schema partialSchema,
-      java.util.function.Function<Operator, Operator> merge, int threads, BufferAllocator allocator) {
-    this.units = List.copyOf(units);
+  public ParallelAggregateOperator(Supplier<Morsels> pipeline, UnaryOperator<Operator> partial,
+      Schema partialSchema, int keyCount, Function<Operator, Operator> merge, Schema outputSchema,
+      int threads, BufferAllocator allocator) {
+    this.pipeline = pipeline;
     this.partial = partial;
     this.partialSchema = partialSchema;
+    this.keyCount = keyCount;
+    this.outputSchema = outputSchema;
     this.merge = merge;
-    this.threads = Math.max(1, Math.min(threads, units.size()));
+    this.threads = Math.max(1, threads);
     this.allocator = allocator;
   }
 
@@ -54,77 +73,94 @@ public final class ParallelAggregateOperator implements Operator {
   public Batch next() {
     if (finalOp == null) {
       runPartials();
-      finalOp = merge.apply(new RootsOperator(partials));
+      long rows = 0;
+      for (VectorSchemaRoot root : partials) {
+        rows += root.getRowCount();
+      }
+      if (threads > 1 && keyCount > 0 && rows >= PARALLEL_MERGE_ROWS) {
+        mergePartitions();
+        finalOp = new RootsOperator(merged, null);
+      } else {
+        finalOp = merge.apply(new RootsOperator(partials, null));
+      }
     }
     return finalOp.next();
   }
 
   private void runPartials() {
-    partials = new VectorSchemaRoot[units.size()];
-    AtomicInteger nextUnit = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "lake-sql-worker");
-      t.setDaemon(true);
-      return t;
-    });
-    try {
-      List<Future<?>> workers = new ArrayList<>();
-      for (int w = 0; w < threads; w++) {
-        workers.add(pool.submit(() -> {
-          int u;
-          while (!cancelled.get() && (u = nextUnit.getAndIncrement()) < units.size()) {
-            partials[u] = drain(partial.apply(List.of(units.get(u)), allocator));
-          }
-          return null;
-        }));
-      }
-      RuntimeException failure = null;
-      for (Future<?> f : workers) {
-        try {
-          f.get();
-        } catch (java.util.concurrent.ExecutionException e) {
-          cancelled.set(true);
-          Throwable cause = e.getCause();
-          if (failure == null) {
-            failure = cause instanceof RuntimeException re ? re
-                : new ExecutionException("a query worker failed: " + cause, cause);
-          }
-        } catch (InterruptedException e) {
-          cancelled.set(true);
-          Thread.currentThread().interrupt();
-          failure = new ExecutionException("query interrupted", e);
-        }
-      }
-      if (failure != null) {
-        throw failure;
-      }
-    } finally {
-      // Workers stop at their next batch; wait for them so nothing is written after close().
-      pool.shutdownNow();
-      boolean interrupted = false;
-      while (true) {
-        try {
-          if (pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)) {
-            break;
-          }
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+    try (Morsels morsels = pipeline.get()) {
+      List<ScanUnit> units = morsels.units();
+      partials = new VectorSchemaRoot[units.size()];
+      MorselWorkers.run(units.size(), threads, QueryControl.of(allocator), (m, workers) ->
+          partials[m] = drain(morsels.open(List.of(units.get(m))), partial, partialSchema, workers));
     }
   }
 
-  /** Runs one partial pipeline to its end, copying its output into one root this operator owns. */
-  private VectorSchemaRoot drain(Operator op) {
-    VectorSchemaRoot out = VectorSchemaRoot.create(partialSchema, allocator);
+  /**
+   * Merges the partials partition by partition on the workers: first each partial's rows are
+   * split by the hash of their keys (one task per partial), then each partition is merged.
+   */
+  private void mergePartitions() {
+    QueryControl control = QueryControl.of(allocator);
+    int[][][] rowsOf = new int[partials.length][][];
+    MorselWorkers.run(partials.length, threads, control,
+        (m, workers) -> rowsOf[m] = partition(partials[m]));
+    merged = new VectorSchemaRoot[MERGE_PARTITIONS];
+    MorselWorkers.run(MERGE_PARTITIONS, threads, control, (p, workers) -> {
+      int[][] selections = new int[partials.length][];
+      for (int m = 0; m < partials.length; m++) {
+        selections[m] = rowsOf[m][p];
+      }
+      merged[p] = drain(new RootsOperator(partials, selections), merge, outputSchema, workers);
+    });
+  }
+
+  /** The rows of {@code root} in each partition, ascending. */
+  private int[][] partition(VectorSchemaRoot root) {
+    int n = root.getRowCount();
+    int[] hashes = new int[n];
+    Batch all = Batch.dense(root);
+    for (int k = 0; k < keyCount; k++) {
+      Cols.hashInto(Vectors.read(root.getVector(k), all), hashes, n);
+    }
+    int[] counts = new int[MERGE_PARTITIONS];
+    for (int i = 0; i < n; i++) {
+      counts[partitionOf(hashes[i])]++;
+    }
+    int[][] rows = new int[MERGE_PARTITIONS][];
+    for (int p = 0; p < MERGE_PARTITIONS; p++) {
+      rows[p] = new int[counts[p]];
+      counts[p] = 0;
+    }
+    for (int i = 0; i < n; i++) {
+      int p = partitionOf(hashes[i]);
+      rows[p][counts[p]++] = i;
+    }
+    return rows;
+  }
+
+  // The high bits: the low ones choose buckets in the merge's own hash tables.
+  private static int partitionOf(int hash) {
+    return (hash * 0x9E3779B9) >>> (32 - Integer.numberOfTrailingZeros(MERGE_PARTITIONS));
+  }
+
+  /** Runs {@code stage} over {@code input} to its end, copying its output into one root this operator owns. */
+  private VectorSchemaRoot drain(Operator input, Function<Operator, Operator> stage, Schema schema,
+      MorselWorkers workers) {
+    Operator op;
+    try {
+      op = stage.apply(input);
+    } catch (RuntimeException e) {
+      input.close();
+      throw e;
+    }
+    VectorSchemaRoot out = null;
     try (op) {
+      out = VectorSchemaRoot.create(schema, allocator);
       int rows = 0;
       Batch batch;
-      while (!cancelled.get() && (batch = op.next()) != null) {
-        for (int c = 0; c < partialSchema.getFields().size(); c++) {
+      while (!workers.stopping() && (batch = op.next()) != null) {
+        for (int c = 0; c < schema.getFields().size(); c++) {
           FieldVector source = batch.root().getVector(c);
           FieldVector target = out.getVector(c);
           for (int i = 0; i < batch.count(); i++) {
@@ -140,44 +176,60 @@ public final class ParallelAggregateOperator implements Operator {
       out.setRowCount(rows);
       return out;
     } catch (RuntimeException e) {
-      out.close();
+      if (out != null) {
+        out.close();
+      }
       throw e;
     }
   }
 
   @Override
   public void close() {
-    cancelled.set(true);
     try {
       if (finalOp != null) {
         finalOp.close();
       }
     } finally {
-      if (partials != null) {
-        for (VectorSchemaRoot root : partials) {
-          if (root != null) {
-            root.close();
-          }
+      closeAll(partials);
+      closeAll(merged);
+    }
+  }
+
+  private static void closeAll(VectorSchemaRoot[] roots) {
+    if (roots != null) {
+      for (VectorSchemaRoot root : roots) {
+        if (root != null) {
+          root.close();
         }
       }
     }
   }
 
-  /** The partial results, in unit order. */
+  /** Roots this operator owns, in order: all their rows, or the selected ones of each. */
   private static final class RootsOperator implements Operator {
     private final VectorSchemaRoot[] roots;
+    private final int[][] selections;
     private int next;
 
-    RootsOperator(VectorSchemaRoot[] roots) {
+    /** @param selections per root the rows to return, ascending, or null for all rows */
+    RootsOperator(VectorSchemaRoot[] roots, int[][] selections) {
       this.roots = roots;
+      this.selections = selections;
     }
 
     @Override
     public Batch next() {
       while (next < roots.length) {
-        VectorSchemaRoot root = roots[next++];
-        if (root != null && root.getRowCount() > 0) {
+        int i = next++;
+        VectorSchemaRoot root = roots[i];
+        if (root == null || root.getRowCount() == 0) {
+          continue;
+        }
+        if (selections == null) {
           return Batch.dense(root);
+        }
+        if (selections[i].length > 0) {
+          return new Batch(root, selections[i], selections[i].length);
         }
       }
       return null;

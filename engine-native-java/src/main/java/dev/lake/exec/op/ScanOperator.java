@@ -5,6 +5,7 @@ import dev.lake.engine.ScanUnit;
 import dev.lake.engine.Snapshot;
 import dev.lake.exec.Batch;
 import dev.lake.exec.ExecutionException;
+import dev.lake.exec.QueryControl;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -15,13 +16,14 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
  * Reads the units of one pinned snapshot in order, one open reader at a time. Batches carry the
- * requested columns only. Each unit is independent, so morsel parallelism can later hand units
- * to several scans.
+ * requested columns only. Each unit is independent, so morsel parallelism hands units to several
+ * scans ({@link Morsels}).
  */
 public final class ScanOperator implements Operator {
   private final Snapshot snapshot;
   private final ScanRequest request;
   private final BufferAllocator allocator;
+  private final QueryControl control;
   private Deque<ScanUnit> units;
   private ArrowReader reader;
 
@@ -29,6 +31,7 @@ public final class ScanOperator implements Operator {
     this.snapshot = snapshot;
     this.request = request;
     this.allocator = allocator;
+    this.control = QueryControl.of(allocator);
   }
 
   /** Reads only {@code units} (one morsel of a parallel scan), already planned for {@code request}. */
@@ -45,10 +48,8 @@ public final class ScanOperator implements Operator {
     }
     try {
       while (true) {
-        if (Thread.currentThread().isInterrupted()) {
-          // Cancellation: an interrupted query thread (or worker) stops at its next batch.
-          throw new ExecutionException("query cancelled");
-        }
+        // A cancelled or timed-out query, or an interrupted thread, stops at its next batch.
+        control.check();
         if (reader == null) {
           ScanUnit unit = units.poll();
           if (unit == null) {

@@ -31,7 +31,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * All 22 TPC-H queries at scale factor 0.01 over the {@code log} engine, each answer compared
  * with DuckDB's over the same generated data: floats within a relative tolerance, rows in order
- * wherever ORDER BY defines one.
+ * wherever ORDER BY defines one. Each query runs serially (one thread) and in parallel (three
+ * workers, more than this machine's cores, so morsels really interleave: parallel join builds,
+ * probes in pipelines and partial aggregates).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SqlTpchDifferentialTest {
@@ -42,7 +44,8 @@ class SqlTpchDifferentialTest {
   private TableEngine log;
   private final List<TableHandle> handles = new ArrayList<>();
   private Connection duck;
-  private SqlEngine sql;
+  private SqlEngine serial;
+  private SqlEngine parallel;
 
   @BeforeAll
   void load() throws Exception {
@@ -62,7 +65,8 @@ class SqlTpchDifferentialTest {
       catalog.put(new TableName("tpch", table.getTableName()), handle);
       TpchData.loadDuckDb(table, SCALE, duck, dir);
     }
-    sql = new SqlEngine(catalog);
+    serial = new SqlEngine(catalog, Long.MAX_VALUE, 1);
+    parallel = new SqlEngine(catalog, Long.MAX_VALUE, 3);
   }
 
   @AfterAll
@@ -82,18 +86,25 @@ class SqlTpchDifferentialTest {
     return java.util.Arrays.stream(only.split(",")).mapToInt(s -> Integer.parseInt(s.trim()));
   }
 
-  @ParameterizedTest(name = "Q{0}")
+  /** Each query with one thread and with three. */
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> queriesAndThreads() {
+    return queries().boxed().flatMap(q -> java.util.stream.Stream.of(
+        org.junit.jupiter.params.provider.Arguments.of(q, 1),
+        org.junit.jupiter.params.provider.Arguments.of(q, 3)));
+  }
+
+  @ParameterizedTest(name = "Q{0} threads={1}")
   @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
-  @MethodSource("queries")
-  void answerMatchesDuckDb(int q) throws Exception {
+  @MethodSource("queriesAndThreads")
+  void answerMatchesDuckDb(int q, int threads) throws Exception {
     String text = TpchQueries.query(q, SCALE);
     List<List<Object>> expected;
     try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(text)) {
       expected = Results.read(rs);
     }
-    PreparedQuery prepared = sql.prepare(text);
+    PreparedQuery prepared = (threads == 1 ? serial : parallel).prepare(text);
     List<List<Object>> actual;
-    try (BufferAllocator child = allocator.newChildAllocator("Q" + q, 0, Long.MAX_VALUE);
+    try (BufferAllocator child = allocator.newChildAllocator("Q" + q + "-" + threads, 0, Long.MAX_VALUE);
         ArrowReader reader = prepared.execute(child)) {
       actual = Results.read(reader);
     }

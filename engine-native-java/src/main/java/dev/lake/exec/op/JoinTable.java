@@ -1,0 +1,279 @@
+package dev.lake.exec.op;
+
+import dev.lake.engine.ScanUnit;
+import dev.lake.exec.Batch;
+import dev.lake.exec.Col;
+import dev.lake.exec.Cols;
+import dev.lake.exec.HeapBudget;
+import dev.lake.exec.QueryControl;
+import dev.lake.exec.SqlType;
+import dev.lake.exec.Vectors;
+import dev.lake.exec.expr.Expr;
+import dev.lake.exec.expr.Kernel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarCharVector;
+
+/**
+ * The build side of a hash join: the build rows in columns, their key columns and hashes, and a
+ * chained hash table ({@code head} per bucket, {@code chain} per row) over the rows whose keys can
+ * match. Immutable once built, so any number of probe threads read one table without locks. Its
+ * heap is charged to the query's allocator ({@link HeapBudget}) until {@link #close()}.
+ *
+ * <p>A parallel build runs in three steps, all on the query's workers: each worker drains
+ * morsels of the build pipeline into columns, key columns and hashes of its own (no sharing); the
+ * parts are concatenated in morsel order, one column per task; then each worker links the rows
+ * of its own range of buckets. Partitioning the bucket array rather than inserting concurrently
+ * needs no atomics, and because every chain lists its rows in ascending order, the table, and so
+ * the order of join output, is the same as a serial build's.
+ */
+public final class JoinTable implements AutoCloseable {
+  /** Builds smaller than this link their rows on one thread: the hand-off would cost more. */
+  private static final int PARALLEL_LINK_ROWS = 1 << 16;
+
+  /** The build columns the join outputs; null where the column is in {@link #strings}. */
+  final Col[] columns;
+  /** String build columns as UTF-8 bytes, or null entries. */
+  final Utf8Column[] strings;
+  final Col[] keys;
+  final int[] hashes;
+  final int[] head;
+  final int[] chain;
+  final int mask;
+  private final HeapBudget heap;
+
+  private JoinTable(Col[] columns, Utf8Column[] strings, Col[] keys, int[] hashes, int[] head, int[] chain,
+      HeapBudget heap) {
+    this.columns = columns;
+    this.strings = strings;
+    this.keys = keys;
+    this.hashes = hashes;
+    this.head = head;
+    this.chain = chain;
+    this.mask = head.length - 1;
+    this.heap = heap;
+  }
+
+  /**
+   * Drains {@code input} (the build side) into a table. The caller still closes {@code input}.
+   *
+   * @throws org.apache.arrow.memory.OutOfMemoryException if the table does not fit the budget
+   */
+  public static JoinTable build(Operator input, JoinSpec spec, int threads, BufferAllocator allocator) {
+    try (HeapBudget partsHeap = new HeapBudget(allocator, "hash join build side")) {
+      Part part = new Part(spec, partsHeap);
+      Batch batch;
+      while ((batch = input.next()) != null) {
+        part.add(batch);
+      }
+      return assemble(List.of(part), spec, threads, allocator);
+    }
+  }
+
+  /**
+   * Drains the morsels of the build pipeline on {@code threads} workers into a table, in morsel
+   * order. The caller still closes {@code input}.
+   *
+   * @throws org.apache.arrow.memory.OutOfMemoryException if the table does not fit the budget
+   */
+  public static JoinTable build(Morsels input, JoinSpec spec, int threads, BufferAllocator allocator) {
+    List<ScanUnit> units = input.units();
+    Part[] parts = new Part[units.size()];
+    try (HeapBudget partsHeap = new HeapBudget(allocator, "hash join build side")) {
+      MorselWorkers.run(units.size(), threads, QueryControl.of(allocator), (m, workers) -> {
+        Part part = new Part(spec, partsHeap);
+        try (Operator op = input.open(List.of(units.get(m)))) {
+          Batch batch;
+          while (!workers.stopping() && (batch = op.next()) != null) {
+            part.add(batch);
+          }
+        }
+        parts[m] = part;
+      });
+      return assemble(Arrays.asList(parts), spec, threads, allocator);
+    }
+  }
+
+  private static JoinTable assemble(List<Part> parts, JoinSpec spec, int threads, BufferAllocator allocator) {
+    // Parts filled by other threads are read here only after MorselWorkers joined them.
+    QueryControl control = QueryControl.of(allocator);
+    List<SqlType> buildTypes = spec.buildTypes();
+    List<SqlType> keyTypes = spec.keyTypes();
+    int n = 0;
+    long partBytes = 0;
+    for (Part p : parts) {
+      n += p.rows;
+      partBytes += p.bytes;
+    }
+    int capacity = Integer.highestOneBit(Math.max(4, n) * 2 - 1) << 1;
+    HeapBudget heap = new HeapBudget(allocator, "hash join build side");
+    try {
+      heap.charge(partBytes + 4L * n + 4L * capacity + 4L * n);
+      Col[] columns = new Col[spec.keepsBuildColumns() ? buildTypes.size() : 0];
+      Utf8Column[] strings = new Utf8Column[columns.length];
+      Col[] keys = new Col[keyTypes.size()];
+      int[][] hashes = new int[1][];
+      // One task per column, per key column and for the hashes: plain copies in morsel order.
+      MorselWorkers.run(columns.length + keys.length + 1, threads, control, (t, workers) -> {
+        if (t < columns.length && asBytes(parts, t)) {
+          strings[t] = Utf8Column.concat(parts.stream().flatMap(p -> p.strings.get(t).stream()).toList());
+        } else if (t < columns.length) {
+          columns[t] = Cols.concat(parts.stream().flatMap(p -> p.columns.get(t).stream()).toList(),
+              buildTypes.get(t));
+        } else if (t < columns.length + keys.length) {
+          int k = t - columns.length;
+          keys[k] = Cols.concat(parts.stream().flatMap(p -> p.keys.get(k).stream()).toList(),
+              keyTypes.get(k));
+        } else {
+          hashes[0] = concatHashes(parts);
+        }
+      });
+      int[] head = new int[capacity];
+      Arrays.fill(head, -1);
+      int[] chain = new int[n];
+      JoinTable table = new JoinTable(columns, strings, keys, hashes[0], head, chain, heap);
+      int partitions = n < PARALLEL_LINK_ROWS ? 1 : Math.min(threads, 64);
+      boolean[] nullSafe = spec.nullSafe();
+      MorselWorkers.run(partitions, threads, control,
+          (p, workers) -> table.link(nullSafe, p, partitions));
+      return table;
+    } catch (RuntimeException | Error e) {
+      heap.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Whether build column {@code c} was kept as UTF-8 bytes by every part. A part whose batches
+   * came in another vector type kept values instead; then all parts' bytes become values too.
+   */
+  private static boolean asBytes(List<Part> parts, int c) {
+    if (parts.stream().allMatch(p -> p.strings.get(c) != null)) {
+      return true;
+    }
+    for (Part p : parts) {
+      if (p.strings.get(c) != null) {
+        p.strings.get(c).forEach(bytes -> p.columns.get(c).add(bytes.toCol()));
+        p.strings.set(c, null);
+      }
+    }
+    return false;
+  }
+
+  private static int[] concatHashes(List<Part> parts) {
+    int n = 0;
+    for (Part p : parts) {
+      n += p.rows;
+    }
+    int[] out = new int[n];
+    int at = 0;
+    for (Part p : parts) {
+      for (int[] h : p.hashes) {
+        System.arraycopy(h, 0, out, at, h.length);
+        at += h.length;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Chains the rows whose bucket lies in partition {@code p} of {@code partitions} equal ranges.
+   * Rows go in from last to first, so each chain lists its rows in ascending order. Rows with a
+   * NULL key that is not null-safe can match nothing and are left out.
+   */
+  private void link(boolean[] nullSafe, int p, int partitions) {
+    int buckets = head.length;
+    int from = (int) ((long) buckets * p / partitions);
+    int to = (int) ((long) buckets * (p + 1) / partitions);
+    for (int r = hashes.length - 1; r >= 0; r--) {
+      int b = hashes[r] & mask;
+      if (b < from || b >= to || hasNullKey(keys, nullSafe, r)) {
+        continue;
+      }
+      chain[r] = head[b];
+      head[b] = r;
+    }
+  }
+
+  static boolean hasNullKey(Col[] keys, boolean[] nullSafe, int row) {
+    for (int k = 0; k < keys.length; k++) {
+      if (!nullSafe[k] && keys[k].isNull(row)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Build rows. */
+  int rows() {
+    return hashes.length;
+  }
+
+  /** Returns the table's heap to the budget. */
+  @Override
+  public void close() {
+    heap.close();
+  }
+
+  /** The rows of one morsel (or of a whole serial build): columns, keys and hashes per batch. */
+  private static final class Part {
+    private final List<Kernel> keyKernels;
+    private final boolean keepColumns;
+    private final HeapBudget heap;
+    final List<List<Col>> columns = new ArrayList<>();
+    /** Per column: its parts as UTF-8 bytes, or null when the column is read into a Col. */
+    final List<List<Utf8Column>> strings = new ArrayList<>();
+    final List<List<Col>> keys = new ArrayList<>();
+    final List<int[]> hashes = new ArrayList<>();
+    int rows;
+    long bytes;
+
+    Part(JoinSpec spec, HeapBudget heap) {
+      // Compiled per part: a part is filled by one thread, and kernels may keep scratch state.
+      this.keyKernels = spec.buildKeys().stream().map(Kernel::compile).toList();
+      this.keepColumns = spec.keepsBuildColumns();
+      this.heap = heap;
+      for (int c = 0; keepColumns && c < spec.buildTypes().size(); c++) {
+        columns.add(new ArrayList<>());
+        strings.add(spec.buildTypes().get(c).kind() == SqlType.Kind.UTF8 ? new ArrayList<>() : null);
+      }
+      for (Expr ignored : spec.buildKeys()) {
+        keys.add(new ArrayList<>());
+      }
+    }
+
+    void add(Batch batch) {
+      int n = batch.count();
+      long added = 4L * n;
+      for (int c = 0; c < columns.size(); c++) {
+        if (strings.get(c) != null && batch.root().getVector(c) instanceof VarCharVector utf8) {
+          Utf8Column col = Utf8Column.read(utf8, batch);
+          added += col.heapBytes();
+          strings.get(c).add(col);
+        } else {
+          // Not a plain VarChar vector after all: keep the whole column as values.
+          if (strings.get(c) != null && !strings.get(c).isEmpty()) {
+            throw new IllegalStateException("build column " + c + " changed its vector type");
+          }
+          strings.set(c, null);
+          Col col = Vectors.read(batch.root().getVector(c), batch);
+          added += HeapBudget.bytes(col);
+          columns.get(c).add(col);
+        }
+      }
+      int[] h = new int[n];
+      for (int k = 0; k < keyKernels.size(); k++) {
+        Col key = keyKernels.get(k).eval(batch);
+        added += HeapBudget.bytes(key);
+        keys.get(k).add(key);
+        Cols.hashInto(key, h, n);
+      }
+      heap.charge(added);
+      hashes.add(h);
+      rows += n;
+      bytes += added;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package dev.lake.exec.op;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class GroupSumsTest {
+
+  /** Sums stay exact per group across batches while the groups grow past the laned layout. */
+  @Test
+  void sumsAndCountsSurviveTheSwitchFromLanedToFlat() {
+    Random random = new Random(3);
+    GroupSums sums = new GroupSums();
+    GroupSums counts = new GroupSums();
+    long[] expectedSums = new long[5000];
+    long[] expectedCounts = new long[5000];
+    int groupCount = 0;
+    for (int batch = 0; batch < 40; batch++) {
+      groupCount = Math.min(5000, groupCount + random.nextInt(300));
+      int n = 1 + random.nextInt(2000);
+      int[] groups = new int[n];
+      long[] values = new long[n];
+      double[] doubles = new double[n];
+      for (int i = 0; i < n; i++) {
+        groups[i] = random.nextInt(Math.max(1, groupCount));
+        values[i] = random.nextInt(1000);
+        doubles[i] = values[i];
+        expectedSums[groups[i]] += 2 * values[i];
+        expectedCounts[groups[i]]++;
+      }
+      sums.ensure(Math.max(1, groupCount));
+      counts.ensure(Math.max(1, groupCount));
+      sums.addAll(groups, values, n);
+      sums.addAll(groups, doubles, n);
+      counts.countAll(groups, n);
+    }
+    for (int g = 0; g < 5000; g++) {
+      assertEquals(expectedSums[g], (long) sums.get(g), "sum of group " + g);
+      assertEquals(expectedCounts[g], (long) counts.get(g), "count of group " + g);
+    }
+  }
+}
