@@ -57,6 +57,9 @@ public final class HashJoinOperator implements Operator {
   private int[] buildHashes;
   private int[] head;
   private int[] chain;
+  private int[] bucketStart;
+  private long[] bucketKeys;
+  private int[] bucketRows;
   private int mask;
   private VectorSchemaRoot output;
   /** The probe batch being joined (several output batches when its keys match many rows). */
@@ -100,6 +103,9 @@ public final class HashJoinOperator implements Operator {
       buildHashes = table.hashes;
       head = table.head;
       chain = table.chain;
+      bucketStart = table.bucketStart;
+      bucketKeys = table.bucketKeys;
+      bucketRows = table.bucketRows;
       mask = table.mask;
     }
     while (true) {
@@ -174,24 +180,26 @@ public final class HashJoinOperator implements Operator {
     int[] pp = new int[Math.max(16, Math.min(n - from, MAX_PAIRS))];
     int[] bp = new int[pp.length];
     int pairs = 0;
-    // One BIGINT/INTEGER/DATE key: compare the primitive values, no per-candidate dispatch.
-    boolean oneLong = keys.length == 1 && keys[0] instanceof Col.Longs
-        && buildKeyCols[0] instanceof Col.Longs && !nullSafe[0];
+    // One BIGINT/INTEGER/DATE key: the table is laid out by bucket; compare primitive values.
+    boolean oneLong = bucketStart != null;
     long[] probeLongs = oneLong ? ((Col.Longs) keys[0]).values : null;
     boolean[] probeNulls = oneLong ? ((Col.Longs) keys[0]).nulls : null;
-    long[] buildLongs = oneLong ? ((Col.Longs) buildKeyCols[0]).values : null;
+    boolean probeNoNulls = oneLong && keys[0].noNulls();
+    int[] starts = bucketStart;
+    long[] candidates = bucketKeys;
     int i = from;
     for (; oneLong && i < n && pairs < MAX_PAIRS; i++) {
-      if (probeNulls[i]) {
+      if (!probeNoNulls && probeNulls[i]) {
         continue;
       }
-      int h = hashes[i];
+      int b = hashes[i] & mask;
       long key = probeLongs[i];
-      for (int r = head[h & mask]; r >= 0; r = chain[r]) {
-        // Build rows with a NULL key are not chained, so equal values are non-null matches.
-        if (buildLongs[r] != key) {
+      for (int j = starts[b], end = starts[b + 1]; j < end; j++) {
+        // Build rows with a NULL key are not in the layout, so equal values are non-null matches.
+        if (candidates[j] != key) {
           continue;
         }
+        int r = bucketRows[j];
         if (firstMatchOnly) {
           matched[i] = true;
           break;

@@ -32,6 +32,12 @@ import org.apache.arrow.vector.VarCharVector;
 public final class JoinTable implements AutoCloseable {
   /** Builds smaller than this link their rows on one thread: the hand-off would cost more. */
   private static final int PARALLEL_LINK_ROWS = 1 << 16;
+  /**
+   * Larger builds keep chains: laying rows out by bucket scatters every row to a random place in
+   * arrays far larger than the caches, which costs more than the probes save when a big build
+   * side meets a small probe side (TPC-H Q4's semi join).
+   */
+  private static final int BUCKETED_MAX_ROWS = 1 << 20;
 
   /** The build columns the join outputs; null where the column is in {@link #strings}. */
   final Col[] columns;
@@ -39,20 +45,33 @@ public final class JoinTable implements AutoCloseable {
   final Utf8Column[] strings;
   final Col[] keys;
   final int[] hashes;
+  /** Chained buckets for composite or null-safe keys: null when {@link #bucketStart} is used. */
   final int[] head;
   final int[] chain;
+  /**
+   * For one integer-backed key, not null-safe: the rows laid out bucket by bucket (ascending
+   * rows within a bucket), bucket {@code b} at {@code [bucketStart[b], bucketStart[b + 1])} of
+   * {@link #bucketKeys} and {@link #bucketRows}. A probe reads one bound pair and then adjacent
+   * keys, where chains would jump between three arrays at random rows. Null otherwise.
+   */
+  final int[] bucketStart;
+  final long[] bucketKeys;
+  final int[] bucketRows;
   final int mask;
   private final HeapBudget heap;
 
   private JoinTable(Col[] columns, Utf8Column[] strings, Col[] keys, int[] hashes, int[] head, int[] chain,
-      HeapBudget heap) {
+      int[] bucketStart, long[] bucketKeys, int[] bucketRows, int mask, HeapBudget heap) {
     this.columns = columns;
     this.strings = strings;
     this.keys = keys;
     this.hashes = hashes;
     this.head = head;
     this.chain = chain;
-    this.mask = head.length - 1;
+    this.bucketStart = bucketStart;
+    this.bucketKeys = bucketKeys;
+    this.bucketRows = bucketRows;
+    this.mask = mask;
     this.heap = heap;
   }
 
@@ -130,12 +149,17 @@ public final class JoinTable implements AutoCloseable {
           hashes[0] = concatHashes(parts);
         }
       });
+      boolean[] nullSafe = spec.nullSafe();
+      if (keys.length == 1 && keys[0] instanceof Col.Longs key && !nullSafe[0] && n <= BUCKETED_MAX_ROWS) {
+        heap.charge(8L * n);
+        return bucketed(columns, strings, key, hashes[0], capacity, heap);
+      }
       int[] head = new int[capacity];
       Arrays.fill(head, -1);
       int[] chain = new int[n];
-      JoinTable table = new JoinTable(columns, strings, keys, hashes[0], head, chain, heap);
+      JoinTable table = new JoinTable(columns, strings, keys, hashes[0], head, chain, null, null, null,
+          capacity - 1, heap);
       int partitions = n < PARALLEL_LINK_ROWS ? 1 : Math.min(threads, 64);
-      boolean[] nullSafe = spec.nullSafe();
       MorselWorkers.run(partitions, threads, control,
           (p, workers) -> table.link(nullSafe, p, partitions));
       return table;
@@ -195,6 +219,41 @@ public final class JoinTable implements AutoCloseable {
       chain[r] = head[b];
       head[b] = r;
     }
+  }
+
+  /**
+   * The bucket-by-bucket layout of a single integer key (a counting sort of the rows by bucket,
+   * stable, so each bucket lists its rows in ascending order, as a chain would). Rows with a NULL
+   * key can match nothing and are left out.
+   */
+  private static JoinTable bucketed(Col[] columns, Utf8Column[] strings, Col.Longs key, int[] hashes,
+      int capacity, HeapBudget heap) {
+    int mask = capacity - 1;
+    int n = hashes.length;
+    int[] start = new int[capacity + 1];
+    boolean[] nulls = key.nulls;
+    for (int r = 0; r < n; r++) {
+      if (!nulls[r]) {
+        start[(hashes[r] & mask) + 1]++;
+      }
+    }
+    for (int b = 0; b < capacity; b++) {
+      start[b + 1] += start[b];
+    }
+    int linked = start[capacity];
+    long[] bucketKeys = new long[linked];
+    int[] bucketRows = new int[linked];
+    int[] next = Arrays.copyOf(start, capacity);
+    long[] values = key.values;
+    for (int r = 0; r < n; r++) {
+      if (!nulls[r]) {
+        int at = next[hashes[r] & mask]++;
+        bucketKeys[at] = values[r];
+        bucketRows[at] = r;
+      }
+    }
+    return new JoinTable(columns, strings, new Col[] {key}, hashes, null, null, start, bucketKeys,
+        bucketRows, mask, heap);
   }
 
   static boolean hasNullKey(Col[] keys, boolean[] nullSafe, int row) {
