@@ -77,9 +77,15 @@ final class GroupKeyReduction {
             || aggField >= agg.getGroupCount()) {
           continue;
         }
-        Provider keys = provider(keySide, keyField);
         Provider target = provider(agg.getInput(), agg.getGroupSet().nth(aggField));
-        if (keys == null || target == null || !containsFilter(keys.leaf())
+        Provider keys = null;
+        for (Provider candidate : providers(keySide, keyField)) {
+          if (containsFilter(candidate.leaf())
+              && (keys == null || cardinality.rows(candidate.leaf()) < cardinality.rows(keys.leaf()))) {
+            keys = candidate;
+          }
+        }
+        if (keys == null || target == null
             || cardinality.rows(keys.leaf()) * WORTH_IT > cardinality.rows(target.leaf())) {
           continue;
         }
@@ -118,11 +124,48 @@ final class GroupKeyReduction {
     };
   }
 
+  /**
+   * Every join-free subtree whose values of the column include all of {@code rel}'s: the column's
+   * own origin, and through each inner join's equality {@code a = b} the subtree {@code b} comes
+   * from (a row that passed the join has {@code a} equal to some {@code b}).
+   */
+  private static List<Provider> providers(RelNode rel, int field) {
+    List<Provider> out = new ArrayList<>();
+    if (joinFree(rel)) {
+      out.add(new Provider(rel, field));
+      return out;
+    }
+    switch (rel) {
+      case Join join when join.getJoinType() == JoinRelType.INNER -> {
+        int nLeft = join.getLeft().getRowType().getFieldCount();
+        out.addAll(field < nLeft ? providers(join.getLeft(), field) : providers(join.getRight(), field - nLeft));
+        for (RexNode c : RelOptUtil.conjunctions(join.getCondition())) {
+          if (c.getKind() == SqlKind.EQUALS && c instanceof RexCall call
+              && call.getOperands().get(0) instanceof RexInputRef a
+              && call.getOperands().get(1) instanceof RexInputRef b
+              && (a.getIndex() == field || b.getIndex() == field)) {
+            int other = a.getIndex() == field ? b.getIndex() : a.getIndex();
+            if ((other < nLeft) != (field < nLeft)) {
+              out.addAll(other < nLeft ? providers(join.getLeft(), other) : providers(join.getRight(), other - nLeft));
+            }
+          }
+        }
+      }
+      case Filter filter -> out.addAll(providers(filter.getInput(), field));
+      case Project project when project.getProjects().get(field) instanceof RexInputRef ref ->
+          out.addAll(providers(project.getInput(), ref.getIndex()));
+      default -> { }
+    }
+    return out;
+  }
+
+  /** A subtree without joins: scans under filters, projections and groupings. */
   private static boolean joinFree(RelNode rel) {
     return switch (rel) {
       case TableScan scan -> true;
       case Filter filter -> joinFree(filter.getInput());
       case Project project -> joinFree(project.getInput());
+      case Aggregate aggregate -> joinFree(aggregate.getInput());
       default -> false;
     };
   }
