@@ -31,7 +31,8 @@ import org.apache.calcite.util.ImmutableBitSet;
  * {@code SELECT DISTINCT TRUE FROM r WHERE c} with {@code c} referring to the outer row; its
  * decorrelator then evaluates the whole outer query a second time to collect the outer values
  * (in TPC-H Q21, a four-table join three times). A semi join of the outer rows with {@code r} on
- * {@code c}, outer references becoming columns of the left input, needs no such copy.
+ * {@code c}, outer references becoming columns of the left input, needs no such copy; it hashes
+ * on the equalities in {@code c} and checks the rest on the pairs found.
  *
  * <p>An inner correlate (EXISTS) keeps the outer rows with a match and its marker column is TRUE
  * for them: a semi join plus a constant TRUE. A left correlate (NOT EXISTS, or EXISTS under OR)
@@ -155,25 +156,30 @@ final class ExistsJoins {
     if (foreign[0] || !RexUtil.isDeterministic(condition) || hasCorrelation(filter.getInput())) {
       return null;
     }
-    // Only equalities tie the subquery to the outer row; a join on anything else (Q21's
-    // l2.l_suppkey <> l1.l_suppkey) is a pairwise residual over the whole subquery table, which
-    // costs more than the decorrelator's plan. Terms about the subquery alone filter it first.
+    // At least one equality must tie the subquery to the outer row, so the join hashes on it;
+    // other terms about the outer row (Q21's l2.l_suppkey <> l1.l_suppkey) are checked on the
+    // pairs it finds. Without an equality every outer row would meet every subquery row: that
+    // is left to the decorrelator. Terms about the subquery alone filter it first.
     List<RexNode> local = new ArrayList<>();
-    List<RexNode> keys = new ArrayList<>();
+    List<RexNode> onOuter = new ArrayList<>();
+    boolean equality = false;
     for (RexNode c : RelOptUtil.conjunctions(condition)) {
       if (!RexUtil.containsCorrelation(c)) {
         local.add(c);
-      } else if (c.getKind() == SqlKind.EQUALS && c instanceof RexCall call
-          && isOuterField(call.getOperands().get(0)) != isOuterField(call.getOperands().get(1))
-          && (call.getOperands().get(0) instanceof RexInputRef || call.getOperands().get(1) instanceof RexInputRef)) {
-        keys.add(c);
-      } else {
-        return null;
+        continue;
       }
+      onOuter.add(c);
+      equality |= c.getKind() == SqlKind.EQUALS && c instanceof RexCall call
+          && isOuterField(call.getOperands().get(0)) != isOuterField(call.getOperands().get(1))
+          && (call.getOperands().get(0) instanceof RexInputRef || call.getOperands().get(1) instanceof RexInputRef);
     }
+    if (!equality) {
+      return null;
+    }
+    RexBuilder rexBuilder = filter.getCluster().getRexBuilder();
     RelNode source = local.isEmpty() ? filter.getInput()
-        : filter.copy(filter.getTraitSet(), filter.getInput(), RexUtil.composeConjunction(filter.getCluster().getRexBuilder(), local));
-    return new Match(source, RexUtil.composeConjunction(filter.getCluster().getRexBuilder(), keys));
+        : filter.copy(filter.getTraitSet(), filter.getInput(), RexUtil.composeConjunction(rexBuilder, local));
+    return new Match(source, RexUtil.composeConjunction(rexBuilder, onOuter));
   }
 
   private static boolean isOuterField(RexNode node) {

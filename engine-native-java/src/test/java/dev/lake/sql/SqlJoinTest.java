@@ -56,6 +56,12 @@ class SqlJoinTest extends SqlFixture {
     assertEquals(List.of(4L, 5L), column(rows(exists.formatted("NOT EXISTS", "AND id IN (1, 4, 5)"))));
     assertEquals(List.of(1L, 2L, 3L, 8L), column(rows(
         exists.formatted("id = 3 OR EXISTS", ""))), "EXISTS under OR is not a join filter");
+    String another = "SELECT id FROM episodes e WHERE EXISTS (SELECT 1 FROM episodes f "
+        + "WHERE f.robot = e.robot AND f.id <> e.id) ORDER BY id";
+    assertEquals(List.of(1L, 2L, 3L, 4L, 6L, 7L, 8L), column(rows(another)),
+        "every robot but the NULL one has a second episode");
+    assertTrue(column(rows("EXPLAIN " + another)).stream()
+        .anyMatch(l -> ((String) l).contains("HashJoin SEMI keys=1 residual")), "hashed on the equality");
     for (String form : List.of("EXISTS", "NOT EXISTS")) {
       List<Object> plan = column(rows("EXPLAIN " + exists.formatted(form, "")));
       String join = form.equals("EXISTS") ? "HashJoin SEMI" : "HashJoin ANTI";
