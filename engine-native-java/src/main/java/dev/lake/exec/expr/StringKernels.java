@@ -14,6 +14,18 @@ import org.apache.arrow.vector.VarCharVector;
 final class StringKernels {
   private StringKernels() {}
 
+  private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+  /** {@code WORD_MASKS[n]} keeps the low {@code n} bytes of a word. */
+  private static final long[] WORD_MASKS = new long[9];
+
+  static {
+    for (int n = 0; n < 8; n++) {
+      WORD_MASKS[n] = (1L << (8 * n)) - 1;
+    }
+    WORD_MASKS[8] = -1L;
+  }
+
   /**
    * A predicate on one VarChar column decided from each row's UTF-8 bytes; a NULL row is unknown.
    * A column that is not VarChar (a computed string) goes to {@code fallback}.
@@ -73,13 +85,27 @@ final class StringKernels {
    * {@code fallback}.
    */
   static final class Match extends OnBytes {
-    private final byte[][] constants;
+    private final MemorySegment[] constantBytes;
+    /** Each constant's bytes as little-endian words, the last one zero-padded. */
+    private final long[][] constantWords;
+    private final int[] constantLengths;
     private final boolean listHasNull;
     private final boolean negated;
 
     Match(int column, List<String> constants, boolean listHasNull, boolean negated, Kernel fallback) {
       super(column, fallback);
-      this.constants = constants.stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+      this.constantBytes = constants.stream()
+          .map(s -> MemorySegment.ofArray(s.getBytes(StandardCharsets.UTF_8))).toArray(MemorySegment[]::new);
+      this.constantWords = new long[constantBytes.length][];
+      this.constantLengths = new int[constantBytes.length];
+      for (int k = 0; k < constantBytes.length; k++) {
+        MemorySegment c = constantBytes[k];
+        constantLengths[k] = (int) c.byteSize();
+        constantWords[k] = new long[(int) c.byteSize() / 8 + 1];
+        for (int b = 0; b < c.byteSize(); b++) {
+          constantWords[k][b >>> 3] |= (c.get(ValueLayout.JAVA_BYTE, b) & 0xFFL) << (8 * (b & 7));
+        }
+      }
       this.listHasNull = listHasNull;
       this.negated = negated;
     }
@@ -92,16 +118,33 @@ final class StringKernels {
       return listHasNull ? UNKNOWN : negated ? TRUE : FALSE;
     }
 
+    /**
+     * Whether the row's bytes equal a constant's: a constant of up to 8 bytes is compared as one
+     * word (the row's bytes read as a little-endian long, masked to its length).
+     */
     private boolean matches(MemorySegment data, long start, int length) {
-      for (byte[] c : constants) {
-        if (c.length != length) {
+      // Rows whose bytes end at least a word before the buffer does are read a word at a time.
+      boolean wordable = start + Math.max(length, 8) + 8 <= data.byteSize();
+      for (int k = 0; k < constantWords.length; k++) {
+        long[] words = constantWords[k];
+        if (constantLengths[k] != length) {
           continue;
         }
-        int b = 0;
-        while (b < length && c[b] == data.get(ValueLayout.JAVA_BYTE, start + b)) {
-          b++;
+        if (!wordable) {
+          if (MemorySegment.mismatch(data, start, start + length, constantBytes[k], 0, length) < 0) {
+            return true;
+          }
+          continue;
         }
-        if (b == length) {
+        int w = 0;
+        int full = length >>> 3;
+        while (w < full && data.get(LITTLE_ENDIAN_LONG, start + 8L * w) == words[w]) {
+          w++;
+        }
+        if (w == full && (length & 7) == 0) {
+          return true;
+        }
+        if (w == full && (data.get(LITTLE_ENDIAN_LONG, start + 8L * w) & WORD_MASKS[length & 7]) == words[w]) {
           return true;
         }
       }

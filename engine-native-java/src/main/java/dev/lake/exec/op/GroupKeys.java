@@ -371,11 +371,7 @@ final class GroupKeys {
     }
 
     private int findLong(MemorySegment data, long start, int length) {
-      int h = 0x811C9DC5;
-      for (int b = 0; b < length; b++) {
-        h = (h ^ data.get(ValueLayout.JAVA_BYTE, start + b)) * 0x01000193;
-      }
-      h ^= h >>> 16;
+      int h = hash(data, start, length);
       int mask = slots.length - 1;
       int slot = h & mask;
       while (true) {
@@ -399,15 +395,25 @@ final class GroupKeys {
 
     private boolean sameBytes(int id, MemorySegment data, long start, int length) {
       int from = starts[id];
-      if (ends[id] - from != length) {
-        return false;
+      return ends[id] - from == length && MemorySegment.mismatch(
+          data, start, start + length, MemorySegment.ofArray(arena), from, from + length) < 0;
+    }
+
+    /** A hash of the bytes, a word at a time. */
+    private static int hash(MemorySegment data, long start, int length) {
+      long h = 0x9E3779B97F4A7C15L * (length + 1);
+      int b = 0;
+      for (; b + 8 <= length; b += 8) {
+        h = (h ^ data.get(LITTLE_ENDIAN_LONG, start + b)) * 0xBF58476D1CE4E5B9L;
+        h ^= h >>> 31;
       }
-      for (int b = 0; b < length; b++) {
-        if (arena[from + b] != data.get(ValueLayout.JAVA_BYTE, start + b)) {
-          return false;
-        }
+      long tail = 0;
+      for (; b < length; b++) {
+        tail = (tail << 8) | (data.get(ValueLayout.JAVA_BYTE, start + b) & 0xFFL);
       }
-      return true;
+      h = (h ^ tail) * 0x94D049BB133111EBL;
+      h ^= h >>> 29;
+      return (int) (h ^ (h >>> 32));
     }
 
     private void add(int id, int h, byte[] bytes, int slot) {
