@@ -350,6 +350,24 @@ class SqlParallelJoinTest {
   }
 
   @Test
+  void anAggregateWhoseGroupsExceedTheBudgetIsResourceExhaustedAndLeaksNothing() {
+    // 80,000 groups of about 50 heap bytes each: ~4 MB of heap against a 2 MiB budget.
+    String query = "SELECT id, count(*), sum(qty) FROM shop.items GROUP BY id";
+    long budget = 2L << 20;
+    for (int threads : new int[] {1, 3}) {
+      SqlEngine small = new SqlEngine(catalog, budget, threads);
+      SqlException e = assertThrows(SqlException.class, () -> rows(small, query, QueryControl.create()));
+      assertEquals(SqlException.Kind.RESOURCE_EXHAUSTED, e.kind(), e.getMessage());
+      assertTrue(e.getMessage().contains("query memory budget of " + budget + " bytes exceeded"), e.getMessage());
+      if (threads == 1) {
+        assertTrue(e.getMessage().contains("hash aggregate needs"), e.getMessage());
+      }
+      assertEquals(0, allocator.getAllocatedMemory());
+      assertTrue(workersGone());
+    }
+  }
+
+  @Test
   void theProcessBudgetBoundsTheHeapOfJoinsToo() {
     String query = "SELECT count(*) FROM shop.items a JOIN shop.items b ON a.id = b.id";
     try (BufferAllocator process = allocator.newChildAllocator("process", 0, 2L << 20)) {
