@@ -18,12 +18,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * failure is thrown. A cancelled or timed-out query ({@link QueryControl}) stops them the same
  * way. With one thread, or one morsel, the tasks run on the calling thread.
  */
-public final class MorselWorkers {
+final class MorselWorkers {
   private static final AtomicInteger THREAD_IDS = new AtomicInteger();
 
   /** The work for one morsel. */
   @FunctionalInterface
-  public interface Task {
+  interface Task {
     void run(int morsel, MorselWorkers workers);
   }
 
@@ -39,7 +39,7 @@ public final class MorselWorkers {
    *
    * @throws QueryStoppedException if the query was cancelled or timed out
    */
-  public boolean stopping() {
+  boolean stopping() {
     control.check();
     return failed.get();
   }
@@ -51,7 +51,7 @@ public final class MorselWorkers {
    * @throws QueryStoppedException if the query was cancelled or timed out, or the calling thread
    *     was interrupted (the interrupt stays set)
    */
-  public static void run(int morsels, int threads, QueryControl control, Task task) {
+  static void run(int morsels, int threads, QueryControl control, Task task) {
     MorselWorkers workers = new MorselWorkers(control);
     int n = Math.min(threads, morsels);
     if (n <= 1) {
