@@ -1,5 +1,6 @@
 package dev.lake.exec;
 
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -20,5 +21,23 @@ public record Batch(VectorSchemaRoot root, int[] selection, int count) {
   /** The physical row of the {@code i}-th live row. */
   public int row(int i) {
     return selection == null ? i : selection[i];
+  }
+
+  /**
+   * Moves the live rows of {@code source}, a vector of {@link #root()}, into {@code target}: its
+   * buffers by transfer when the batch is dense (so the producer must not reuse them), else a
+   * copy of the selected rows.
+   */
+  public void moveTo(FieldVector source, FieldVector target) {
+    if (selection == null) {
+      source.makeTransferPair(target).transfer();
+      return;
+    }
+    target.setInitialCapacity(count);
+    target.allocateNew();
+    for (int i = 0; i < count; i++) {
+      target.copyFromSafe(selection[i], i, source);
+    }
+    target.setValueCount(count);
   }
 }

@@ -10,7 +10,6 @@ import dev.lake.exec.op.Operator;
 import java.io.IOException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -57,18 +56,7 @@ final class QueryReader extends ArrowReader {
     }
     VectorSchemaRoot root = getVectorSchemaRoot();
     for (int c = 0; c < schema.getFields().size(); c++) {
-      FieldVector source = batch.root().getVector(c);
-      FieldVector target = root.getVector(c);
-      if (batch.selection() == null) {
-        source.makeTransferPair(target).transfer();
-      } else {
-        target.setInitialCapacity(batch.count());
-        target.allocateNew();
-        for (int i = 0; i < batch.count(); i++) {
-          target.copyFromSafe(batch.selection()[i], i, source);
-        }
-        target.setValueCount(batch.count());
-      }
+      batch.moveTo(batch.root().getVector(c), root.getVector(c));
     }
     root.setRowCount(batch.count());
     return true;

@@ -6,6 +6,7 @@ import dev.lake.exec.SqlType;
 import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
 import dev.lake.exec.op.FilterOperator;
+import dev.lake.exec.op.GatherOperator;
 import dev.lake.exec.op.HashAggregateOperator;
 import dev.lake.exec.op.HashJoinOperator;
 import dev.lake.exec.op.JoinSpec;
@@ -455,7 +456,7 @@ final class RelTranslator {
         && calls.stream().allMatch(RelTranslator::decomposable);
     Function<BufferAllocator, Operator> open = parallel
         ? parallelAggregate(in.pipeline(), keys, calls, fields)
-        : a -> new HashAggregateOperator(in.open().apply(a), schema, keys, calls, a);
+        : a -> new HashAggregateOperator(gather(in).open().apply(a), schema, keys, calls, a);
     Node agg = new Node(fields, types, open,
         (parallel ? "ParallelHashAggregate (partial per morsel, final in morsel order) threads=" + threads + " "
             : "HashAggregate ") + "keys=" + aggregate.getGroupSet() + " aggs=" + aggregate.getAggCallList(),
@@ -751,8 +752,22 @@ final class RelTranslator {
 
   // ---------------------------------------------------------------- sort, union, values
 
+  /**
+   * {@code in} for a consumer on one thread (a sort, a serial aggregate, the query's result): when
+   * it is a pipeline, its morsels run on the workers and reach the consumer in morsel order.
+   */
+  Node gather(Node in) {
+    if (threads <= 1 || in.pipeline() == null) {
+      return in;
+    }
+    int workers = threads;
+    return new Node(in.fields(), in.types(),
+        a -> new GatherOperator(() -> in.pipeline().start().apply(a), workers, a),
+        () -> "Gather (pipeline on " + workers + " workers, in morsel order)", List.of(in), null);
+  }
+
   private Node sort(Sort sort) {
-    Node in = translate(sort.getInput());
+    Node in = gather(translate(sort.getInput()));
     long offset = sort.offset == null ? 0 : constant(sort.offset);
     long fetch = sort.fetch == null ? Long.MAX_VALUE : constant(sort.fetch);
     List<SortOperator.Key> keys = new ArrayList<>();

@@ -185,8 +185,9 @@ public final class SqlEngine {
   private PreparedQuery planRelational(SqlNode statement, Map<TableName, Version> pins) {
     RelPlanner.Planned planned = new RelPlanner(catalog, pins).plan(statement);
     var rel = planned.rel();
-    RelTranslator.Node plan = new RelTranslator(rel.getCluster().getRexBuilder(),
-        rel.getCluster().getMetadataQuery(), threads).translate(rel);
+    RelTranslator translator = new RelTranslator(rel.getCluster().getRexBuilder(),
+        rel.getCluster().getMetadataQuery(), threads);
+    RelTranslator.Node plan = translator.gather(translator.translate(rel));
     List<Field> fields = new ArrayList<>();
     for (int i = 0; i < plan.fields().size(); i++) {
       Field f = plan.fields().get(i);

@@ -101,9 +101,17 @@ class SqlParallelJoinTest {
       "SELECT i.id % 70000, i.tag, o.customer, count(*), sum(i.price), max(o.status) FROM shop.items i"
           + " LEFT JOIN shop.orders o ON i.order_id = o.order_id"
           + " GROUP BY i.id % 70000, i.tag, o.customer ORDER BY 1, 2 NULLS FIRST, 3 NULLS FIRST",
-      // a join whose result is sorted, not aggregated: parallel build, serial probe
+      // a join whose result is sorted, not aggregated: probes gathered on the workers
       "SELECT i.id, i.price, o.customer FROM shop.items i JOIN shop.orders o"
-          + " ON i.order_id = o.order_id WHERE i.qty < 40 ORDER BY i.id");
+          + " ON i.order_id = o.order_id WHERE i.qty < 40 ORDER BY i.id",
+      // the query's result is the join: gathered in morsel order, the serial plan's row order
+      "SELECT i.id, i.price, o.customer FROM shop.items i JOIN shop.orders o"
+          + " ON i.order_id = o.order_id WHERE i.qty < 40",
+      // a limit closes the gather early
+      "SELECT i.id, o.status FROM shop.items i JOIN shop.orders o ON i.order_id = o.order_id LIMIT 7",
+      // a non-decomposable aggregate over gathered probes
+      "SELECT count(DISTINCT o.customer), count(*) FROM shop.items i"
+          + " JOIN shop.orders o ON i.order_id = o.order_id WHERE i.tag = 'red'");
 
   @TempDir static Path dir;
   private BufferAllocator root;
@@ -277,6 +285,9 @@ class SqlParallelJoinTest {
     assertTrue(plan.stream().anyMatch(l -> l.contains("ParallelHashAggregate")), plan.toString());
     assertTrue(plan.stream().anyMatch(l -> l.contains("HashJoin INNER") && l.contains("build=parallel threads=2")),
         plan.toString());
+    List<String> gathered = rows(new SqlEngine(catalog, Long.MAX_VALUE, 2), "EXPLAIN " + QUERIES.get(7),
+        QueryControl.create()).stream().map(r -> (String) r.getFirst()).toList();
+    assertTrue(gathered.get(1).contains("Gather (pipeline on 2 workers"), gathered.toString());
     List<String> serial = rows(new SqlEngine(catalog, Long.MAX_VALUE, 1), "EXPLAIN " + QUERIES.getFirst(),
         QueryControl.create()).stream().map(r -> (String) r.getFirst()).toList();
     assertTrue(serial.stream().noneMatch(l -> l.contains("parallel") || l.contains("Parallel")), serial.toString());
@@ -297,6 +308,19 @@ class SqlParallelJoinTest {
     assertEquals(0, allocator.getAllocatedMemory());
     assertEquals(List.of(List.of(20_000L)),
         rows(engine, "SELECT count(*) FROM shop.orders", QueryControl.create()));
+  }
+
+  @Test
+  void aTimedOutGatheredJoinStopsItsWorkers() {
+    PreparedQuery query = new SqlEngine(catalog, Long.MAX_VALUE, 3).prepare(
+        "SELECT a.id, b.id FROM shop.items a JOIN shop.items b ON a.id % 80 = b.id % 80");
+    long start = System.nanoTime();
+    SqlException e = assertThrows(SqlException.class,
+        () -> rows(query, QueryControl.create().withTimeout(Duration.ofMillis(200))));
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    assertEquals(SqlException.Kind.TIMED_OUT, e.kind(), e.getMessage());
+    assertTrue(millis < 1_500, "stopped " + millis + " ms after the start, 200 ms timeout");
+    assertTrue(workersGone());
   }
 
   @Test
@@ -335,18 +359,34 @@ class SqlParallelJoinTest {
     // Each build row of this self-join holds about 60 bytes of heap: 80,000 rows need ~5 MB,
     // while the Arrow buffers in flight stay far below the 2 MiB budget.
     String query = "SELECT count(*), sum(b.price) FROM shop.items a JOIN shop.items b ON a.id = b.id";
-    long budget = 2L << 20;
     for (int threads : new int[] {1, 3}) {
-      SqlEngine small = new SqlEngine(catalog, budget, threads);
-      SqlException e = assertThrows(SqlException.class, () -> rows(small, query, QueryControl.create()));
-      assertEquals(SqlException.Kind.RESOURCE_EXHAUSTED, e.kind(), e.getMessage());
-      assertTrue(e.getMessage().contains("query memory budget of " + budget + " bytes exceeded"), e.getMessage());
-      assertTrue(e.getMessage().contains("hash join build side needs"), e.getMessage());
-      assertEquals(0, allocator.getAllocatedMemory());
-      assertTrue(workersGone());
+      SqlException e = overBudget(query, threads);
+      // With workers, a scan's buffer may be the allocation that finds the budget full.
+      assertTrue(threads > 1 || e.getMessage().contains("hash join build side needs"), e.getMessage());
       SqlEngine roomy = new SqlEngine(catalog, 64L << 20, threads);
       assertEquals(80_000L, rows(roomy, query, QueryControl.create()).getFirst().getFirst());
     }
+  }
+
+  @Test
+  void anAggregateWhoseGroupsExceedTheBudgetIsResourceExhaustedAndLeaksNothing() {
+    // 80,000 groups of about 50 heap bytes each: ~4 MB of heap. With workers, an Arrow buffer
+    // may be the allocation that finds the budget full.
+    String query = "SELECT id, count(*), sum(qty) FROM shop.items GROUP BY id";
+    assertTrue(overBudget(query, 1).getMessage().contains("hash aggregate needs"));
+    overBudget(query, 3);
+  }
+
+  /** Runs {@code query} under a 2 MiB budget: RESOURCE_EXHAUSTED naming it, nothing left behind. */
+  private SqlException overBudget(String query, int threads) {
+    long budget = 2L << 20;
+    SqlEngine small = new SqlEngine(catalog, budget, threads);
+    SqlException e = assertThrows(SqlException.class, () -> rows(small, query, QueryControl.create()));
+    assertEquals(SqlException.Kind.RESOURCE_EXHAUSTED, e.kind(), e.getMessage());
+    assertTrue(e.getMessage().contains("query memory budget of " + budget + " bytes exceeded"), e.getMessage());
+    assertEquals(0, allocator.getAllocatedMemory());
+    assertTrue(workersGone());
+    return e;
   }
 
   @Test

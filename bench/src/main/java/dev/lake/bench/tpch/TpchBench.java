@@ -33,7 +33,9 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * {@code --runs} times in each engine after one warm-up and prints the medians, the ratio
  * lake/DuckDB and their geometric mean; then the memory-bandwidth bound of Q6's columns. With
  * several thread counts ({@code --threads 1,2}) each query runs at each count in turn, both
- * engines with the same count, in the same process over the same data.
+ * engines with the same count, in the same process over the same data. The last column is the
+ * process's CPU time during lake's runs (median): on a shared machine it shows what a parallel
+ * plan costs in work, whatever share of the cores it was given.
  *
  * <pre>bench/tpch [--sf 1] [--runs 5] [--threads 1[,2...]] [--queries 1,6] [--dir /tmp/lake-tpch-sf1]
  *            [--sql "SELECT ... FROM lineitem"]...</pre>
@@ -42,6 +44,9 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * timing the parts of a query; tables are named as in TPC-H, unqualified.
  */
 public final class TpchBench {
+  /** The process's CPU time: what lake's runs cost on every core, however many they got. */
+  private static final com.sun.management.OperatingSystemMXBean PROCESS =
+      (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
   private TpchBench() {}
 
   public static void main(String[] args) throws Exception {
@@ -105,8 +110,8 @@ public final class TpchBench {
       }
       System.out.printf(Locale.ROOT, "%nTPC-H SF %s, %d runs after 1 warm-up, DuckDB and lake with threads=%s each%n",
           sf, runs, threadCounts);
-      System.out.printf(Locale.ROOT, "%-5s %7s %12s %12s %8s %10s%n", "query", "threads", "lake ms", "duckdb ms",
-          "ratio", "rows");
+      System.out.printf(Locale.ROOT, "%-5s %7s %12s %12s %8s %10s %12s%n", "query", "threads", "lake ms", "duckdb ms",
+          "ratio", "rows", "lake cpu ms");
       double[] logSums = new double[threadCounts.size()];
       int counted = 0;
       Map<String, String> texts = new LinkedHashMap<>();
@@ -133,10 +138,13 @@ public final class TpchBench {
           long rows = 0;
           runLake(sql, text, allocator);
           runDuck(duck, text);
+          double[] cpu = new double[runs];
           for (int r = 0; r < runs; r++) {
+            long c0 = PROCESS.getProcessCpuTime();
             long t0 = System.nanoTime();
             rows = runLake(sql, text, allocator);
             lake[r] = (System.nanoTime() - t0) / 1e6;
+            cpu[r] = (PROCESS.getProcessCpuTime() - c0) / 1e6;
             long t1 = System.nanoTime();
             runDuck(duck, text);
             peer[r] = (System.nanoTime() - t1) / 1e6;
@@ -144,7 +152,8 @@ public final class TpchBench {
           double l = median(lake);
           double p = median(peer);
           logSums[t] += Math.log(l / p);
-          System.out.printf(Locale.ROOT, "%-5s %7d %12.1f %12.1f %7.2fx %10d%n", entry.getKey(), threads, l, p, l / p, rows);
+          System.out.printf(Locale.ROOT, "%-5s %7d %12.1f %12.1f %7.2fx %10d %12.0f%n", entry.getKey(), threads, l, p,
+              l / p, rows, median(cpu));
         }
       }
       for (int t = 0; t < threadCounts.size(); t++) {

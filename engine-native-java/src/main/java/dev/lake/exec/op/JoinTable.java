@@ -22,16 +22,16 @@ import org.apache.arrow.vector.VarCharVector;
  * match. Immutable once built, so any number of probe threads read one table without locks. Its
  * heap is charged to the query's allocator ({@link HeapBudget}) until {@link #close()}.
  *
- * <p>A parallel build runs in three steps, all on the query's workers: each worker drains
- * morsels of the build pipeline into columns, key columns and hashes of its own (no sharing); the
- * parts are concatenated in morsel order, one column per task; then each worker links the rows
- * of its own range of buckets. Partitioning the bucket array rather than inserting concurrently
- * needs no atomics, and because every chain lists its rows in ascending order, the table, and so
- * the order of join output, is the same as a serial build's.
+ * <p>A parallel build partitions the work by morsel, not the table: each worker drains morsels
+ * of the build pipeline into columns, key columns and hashes of its own (no sharing, no locks);
+ * the parts are concatenated in morsel order, one column per task on the workers; then one pass
+ * links the rows into the chains. That pass is a few percent of a build; run by several workers
+ * over ranges of buckets it was several times slower, because workers walking the rows in step
+ * write neighbouring {@code chain} entries (false sharing), and a concurrent table would need
+ * atomics and lose the order below. Every chain lists its rows in ascending order, so the table,
+ * and so the order of the join's output, is the same as a serial build's.
  */
 public final class JoinTable implements AutoCloseable {
-  /** Builds smaller than this link their rows on one thread: the hand-off would cost more. */
-  private static final int PARALLEL_LINK_ROWS = 1 << 16;
   /**
    * Larger builds keep chains: laying rows out by bucket scatters every row to a random place in
    * arrays far larger than the caches, which costs more than the probes save when a big build
@@ -159,9 +159,8 @@ public final class JoinTable implements AutoCloseable {
       int[] chain = new int[n];
       JoinTable table = new JoinTable(columns, strings, keys, hashes[0], head, chain, null, null, null,
           capacity - 1, heap);
-      int partitions = n < PARALLEL_LINK_ROWS ? 1 : Math.min(threads, 64);
-      MorselWorkers.run(partitions, threads, control,
-          (p, workers) -> table.link(nullSafe, p, partitions));
+      control.check();
+      table.link(nullSafe);
       return table;
     } catch (RuntimeException | Error e) {
       heap.close();
@@ -203,17 +202,14 @@ public final class JoinTable implements AutoCloseable {
   }
 
   /**
-   * Chains the rows whose bucket lies in partition {@code p} of {@code partitions} equal ranges.
-   * Rows go in from last to first, so each chain lists its rows in ascending order. Rows with a
-   * NULL key that is not null-safe can match nothing and are left out.
+   * Chains the rows into their buckets. Rows go in from last to first, so each chain lists its
+   * rows in ascending order. Rows with a NULL key that is not null-safe can match nothing and are
+   * left out.
    */
-  private void link(boolean[] nullSafe, int p, int partitions) {
-    int buckets = head.length;
-    int from = (int) ((long) buckets * p / partitions);
-    int to = (int) ((long) buckets * (p + 1) / partitions);
+  private void link(boolean[] nullSafe) {
     for (int r = hashes.length - 1; r >= 0; r--) {
       int b = hashes[r] & mask;
-      if (b < from || b >= to || hasNullKey(keys, nullSafe, r)) {
+      if (hasNullKey(keys, nullSafe, r)) {
         continue;
       }
       chain[r] = head[b];

@@ -9,8 +9,10 @@ import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -121,7 +123,11 @@ public final class ParallelAggregateOperator implements Operator {
     int[] hashes = new int[n];
     Batch all = Batch.dense(root);
     for (int k = 0; k < keyCount; k++) {
-      Cols.hashInto(Vectors.read(root.getVector(k), all), hashes, n);
+      if (root.getVector(k) instanceof VarCharVector utf8) {
+        hashUtf8Into(utf8, hashes, n);
+      } else {
+        Cols.hashInto(Vectors.read(root.getVector(k), all), hashes, n);
+      }
     }
     int[] counts = new int[MERGE_PARTITIONS];
     for (int i = 0; i < n; i++) {
@@ -137,6 +143,21 @@ public final class ParallelAggregateOperator implements Operator {
       rows[p][counts[p]++] = i;
     }
     return rows;
+  }
+
+  /** Mixes a hash of each string's UTF-8 bytes (0 for NULL) into {@code hashes}, decoding nothing. */
+  private static void hashUtf8Into(VarCharVector vector, int[] hashes, int n) {
+    ArrowBuf data = vector.getDataBuffer();
+    for (int i = 0; i < n; i++) {
+      int h = 0;
+      if (!vector.isNull(i)) {
+        h = 1;
+        for (long b = vector.getStartOffset(i), end = vector.getEndOffset(i); b < end; b++) {
+          h = 31 * h + data.getByte(b);
+        }
+      }
+      hashes[i] = hashes[i] * 31 + h;
+    }
   }
 
   // The high bits: the low ones choose buckets in the merge's own hash tables.

@@ -110,13 +110,20 @@ class SqlRandomDifferentialTest {
         }
         insert.executeBatch();
         root.setRowCount(rows);
-        try (RecordBatchReader reader = new RecordBatchReader(allocator, schema(),
-            List.of(new VectorUnloader(root).getRecordBatch()))) {
-          handle.append(new AppendOperation("fuzz", name, UUID.randomUUID(), String.format("%064x", rows)), reader);
+        // Three appends, so three segments: parallel plans get several morsels.
+        for (int part = 0; part < 3; part++) {
+          int from = rows * part / 3;
+          try (VectorSchemaRoot slice = root.slice(from, rows * (part + 1) / 3 - from);
+              RecordBatchReader reader = new RecordBatchReader(allocator, schema(),
+                  List.of(new VectorUnloader(slice).getRecordBatch()))) {
+            handle.append(new AppendOperation("fuzz", name, UUID.randomUUID(),
+                String.format("%064x", rows * 3L + part)), reader);
+          }
         }
       }
     }
-    sql = new SqlEngine(catalog);
+    // More workers than this machine's cores, so morsels of parallel joins and aggregates interleave.
+    sql = new SqlEngine(catalog, Long.MAX_VALUE, 3);
   }
 
   @AfterAll
