@@ -85,8 +85,9 @@ final class Cardinality {
         int l = Math.min(a.getIndex(), b.getIndex());
         int r = Math.max(a.getIndex(), b.getIndex());
         if (l < nLeft && r >= nLeft) {
-          double leftKeys = distinct(join.getLeft(), l);
-          double rightKeys = distinct(join.getRight(), r - nLeft);
+          double domain = Math.min(tableDistinct(join.getLeft(), l), tableDistinct(join.getRight(), r - nLeft));
+          double leftKeys = Math.min(rows(join.getLeft()), domain);
+          double rightKeys = Math.min(rows(join.getRight()), domain);
           divisor = Math.max(divisor, Math.max(leftKeys, rightKeys));
           // A semi join keeps the left rows whose key the right side has.
           double kept = Math.min(1, rightKeys / leftKeys);
@@ -112,6 +113,18 @@ final class Cardinality {
    * size of its value range (which is what makes a foreign key's distinct count small).
    */
   double distinct(RelNode rel, int field) {
+    return Math.min(rows(rel), tableDistinct(rel, field));
+  }
+
+  /**
+   * Distinct values of the table column that column {@code field} of {@code rel} comes from (its
+   * non-null rows, and the size of an integer column's value range), or the rows of {@code rel}
+   * when it is computed. Both sides of an equi-join are taken to draw their keys from the smaller
+   * of their two domains (a foreign key's values are among the referenced keys), which is what
+   * keeps a sparse key range (TPC-H order keys span four times as many values as there are
+   * orders) from making the join look selective.
+   */
+  double tableDistinct(RelNode rel, int field) {
     double rows = rows(rel);
     RelColumnOrigin origin = mq.getColumnOrigin(rel, field);
     if (origin == null || origin.isDerived()) {
@@ -131,7 +144,7 @@ final class Cardinality {
         base = Math.min(base, range.getAsLong());
       }
     }
-    return Math.max(1, Math.min(rows, base));
+    return Math.max(1, base);
   }
 
   private double selectivity(RelNode input, RexNode condition) {

@@ -189,13 +189,16 @@ final class JoinOrder {
   }
 
   /**
-   * The larger distinct count of the two sides of a key pair: the new leaf's column as the
-   * table's metadata bounds it, the joined side's column also bounded by the rows joined so far.
+   * The larger distinct count of the two sides of a key pair, both drawn from the smaller of the
+   * two columns' domains ({@link Cardinality#tableDistinct}); the joined side's also bounded by
+   * the rows joined so far.
    */
   private static double distinct(Cardinality cardinality, List<RelNode> leaves, int leaf, int field,
       double joinedRows, int joinedLeaf, int joinedField) {
-    double mine = cardinality.distinct(leaves.get(leaf), field);
-    double theirs = Math.min(joinedRows, cardinality.distinct(leaves.get(joinedLeaf), joinedField));
+    double domain = Math.min(cardinality.tableDistinct(leaves.get(leaf), field),
+        cardinality.tableDistinct(leaves.get(joinedLeaf), joinedField));
+    double mine = Math.min(cardinality.rows(leaves.get(leaf)), domain);
+    double theirs = Math.min(Math.min(joinedRows, cardinality.rows(leaves.get(joinedLeaf))), domain);
     return Math.max(1, Math.max(mine, theirs));
   }
 
