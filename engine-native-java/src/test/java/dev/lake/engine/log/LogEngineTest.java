@@ -81,6 +81,44 @@ class LogEngineTest {
   }
 
   @Test
+  void columnStatisticsMergeEveryBlockFooterOfTheVersion() throws IOException {
+    try (TableEngine engine = LogTestData.engine(64, 1 << 20);
+        TableHandle table = engine.create(TableLocation.of(dir), ALL_TYPES)) {
+      append(table, LogTestData.op(1), 0, 250);
+      append(table, LogTestData.op(2), 1000, 100);
+      Snapshot snapshot = table.latestSnapshot();
+      for (String column : List.of("id", "i32", "day", "f64", "name")) {
+        long nulls = 0;
+        Comparable<Object> min = null;
+        Comparable<Object> max = null;
+        for (long id : java.util.stream.LongStream.concat(
+            java.util.stream.LongStream.range(0, 250), java.util.stream.LongStream.range(1000, 1100)).toArray()) {
+          Object v = LogTestData.value(column, id);
+          if (v == null) {
+            nulls++;
+            continue;
+          }
+          @SuppressWarnings("unchecked")
+          Comparable<Object> n = (Comparable<Object>) (Object) (v instanceof Number x && !(v instanceof Double)
+              ? Long.valueOf(x.longValue()) : v);
+          min = min == null || n.compareTo(min) < 0 ? n : min;
+          max = max == null || n.compareTo(max) > 0 ? n : max;
+        }
+        dev.lake.engine.ColumnStatistics stats = snapshot.statistics(column).orElseThrow();
+        assertEquals(nulls, stats.nullCount(), column);
+        if (column.equals("name")) {
+          assertEquals(null, stats.min(), "strings have no numeric bounds");
+        } else {
+          assertEquals(min, stats.min(), column);
+          assertEquals(max, stats.max(), column);
+        }
+      }
+      assertEquals(java.util.OptionalLong.of(1100), snapshot.statistics("id").orElseThrow().integralRange());
+      org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> snapshot.statistics("nope"));
+    }
+  }
+
+  @Test
   void scanReturnsOnlyRequestedColumnsInRequestedOrder() throws IOException {
     try (TableEngine engine = LogTestData.engine(64, 1 << 20);
         TableHandle table = engine.create(TableLocation.of(dir), ALL_TYPES)) {
