@@ -6,6 +6,9 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -17,6 +20,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * from the batch's Arrow buffers ({@link ColumnSlicer}: views, re-based only where a block starts
  * mid-byte or its offsets do not start at 0); only rows that straddle batches are copied, in bulk,
  * into a {@link StagedBlock}.
+ *
+ * <p>Each block's CRC32C and statistics are computed on a helper thread of this appender while
+ * the caller writes it and cuts the next ones ({@link SegmentWriter#writeBlock}): up to {@value
+ * #IN_FLIGHT} blocks of a batch are in flight at once, each cut with its own slicers. {@link
+ * #append} returns only when nothing reads the batch any more.
  *
  * <p>Objects are durable once {@link #finish()} returns; until a commit log entry names them they
  * are invisible. {@link #close()} before {@code finish} deletes what was written.
@@ -31,7 +39,20 @@ public final class SegmentAppender implements AutoCloseable {
   private final Schema schema;
   private final int blockRows;
   private final long segmentBytes;
-  private final List<ColumnSlicer> slicers = new ArrayList<>();
+  /**
+   * Blocks whose digest may still read their memory while the next ones are cut: enough to keep
+   * the helper busy while a block is written, few enough that the slicers' scratch stays small.
+   */
+  static final int IN_FLIGHT = 4;
+
+  /** The slicers of each in-flight slot, one per column. */
+  private final List<List<ColumnSlicer>> slicers = new ArrayList<>();
+  /** Per slot: completes when the block last cut with its slicers is no longer read. */
+  private final CompletableFuture<?>[] inFlight = new CompletableFuture<?>[IN_FLIGHT];
+  private int nextSlot;
+  /** One virtual thread, started with the first block: CRC32C and statistics of each block. */
+  private final ExecutorService digests =
+      Executors.newSingleThreadExecutor(Thread.ofVirtual().name("lake-log-digest").factory());
   private final StagedBlock staged;
   private final List<Written> written = new ArrayList<>();
   private final List<String> keys = new ArrayList<>();
@@ -51,11 +72,14 @@ public final class SegmentAppender implements AutoCloseable {
     this.blockRows = blockRows;
     this.segmentBytes = segmentBytes;
     List<ColumnKind> kinds = SegmentFooter.kinds(schema);
-    StagedBlock block = new StagedBlock(kinds, blockRows, allocator);
-    for (ColumnKind kind : kinds) {
-      slicers.add(new ColumnSlicer(kind, allocator));
+    this.staged = new StagedBlock(kinds, blockRows, allocator);
+    for (int slot = 0; slot < IN_FLIGHT; slot++) {
+      List<ColumnSlicer> set = new ArrayList<>(kinds.size());
+      for (ColumnKind kind : kinds) {
+        set.add(new ColumnSlicer(kind, allocator));
+      }
+      slicers.add(set);
     }
-    this.staged = block;
   }
 
   public long rows() {
@@ -70,24 +94,34 @@ public final class SegmentAppender implements AutoCloseable {
     int n = batch.getRowCount();
     List<FieldVector> vectors = batch.getFieldVectors();
     int from = 0;
-    while (from < n) {
-      if (staged.rows() == 0 && n - from >= blockRows) {
-        List<ColumnSlice> block = new ArrayList<>(vectors.size());
-        for (int c = 0; c < vectors.size(); c++) {
-          block.add(slicers.get(c).slice(vectors.get(c), from, blockRows));
-        }
-        writeBlock(blockRows, block);
-        from += blockRows;
-        rows += blockRows;
-      } else {
-        int take = Math.min(n - from, blockRows - staged.rows());
-        staged.append(vectors, from, take);
-        from += take;
-        rows += take;
-        if (staged.rows() == blockRows) {
-          flushStaged();
+    try {
+      while (from < n) {
+        if (staged.rows() == 0 && n - from >= blockRows) {
+          int slot = nextSlot;
+          nextSlot = (slot + 1) % IN_FLIGHT;
+          awaitSlot(slot);
+          List<ColumnSlicer> set = slicers.get(slot);
+          List<ColumnSlice> block = new ArrayList<>(vectors.size());
+          for (int c = 0; c < vectors.size(); c++) {
+            block.add(set.get(c).slice(vectors.get(c), from, blockRows));
+          }
+          inFlight[slot] = writeBlock(blockRows, block);
+          from += blockRows;
+          rows += blockRows;
+        } else {
+          int take = Math.min(n - from, blockRows - staged.rows());
+          staged.append(vectors, from, take);
+          from += take;
+          rows += take;
+          if (staged.rows() == blockRows) {
+            flushStaged();
+          }
         }
       }
+    } finally {
+      // The batch is only read during the call: its digests end before it returns, even when
+      // a write failed.
+      awaitInFlight();
     }
   }
 
@@ -103,20 +137,37 @@ public final class SegmentAppender implements AutoCloseable {
     return List.copyOf(written);
   }
 
+  /** Writes the staged block and empties it once its digest no longer reads it. */
   private void flushStaged() throws IOException {
-    writeBlock(staged.rows(), staged.slices());
+    writeBlock(staged.rows(), staged.slices()).join();
     staged.clear();
   }
 
-  private void writeBlock(int n, List<ColumnSlice> block) throws IOException {
+  /** @return completes once nothing reads the block's buffers (see SegmentWriter#writeBlock) */
+  private CompletableFuture<?> writeBlock(int n, List<ColumnSlice> block) throws IOException {
     if (current == null) {
       String key = directory + UUID.randomUUID() + ".seg";
       keys.add(key);
-      current = new SegmentWriter(store, key, schema);
+      current = new SegmentWriter(store, key, schema, digests);
     }
-    current.writeBlock(n, block);
+    CompletableFuture<?> released = current.writeBlock(n, block);
     if (current.size() >= segmentBytes) {
       closeSegment();
+    }
+    return released;
+  }
+
+  /** Waits until the block last cut in {@code slot} is no longer read (never fails). */
+  private void awaitSlot(int slot) {
+    if (inFlight[slot] != null) {
+      inFlight[slot].join();
+      inFlight[slot] = null;
+    }
+  }
+
+  private void awaitInFlight() {
+    for (int slot = 0; slot < IN_FLIGHT; slot++) {
+      awaitSlot(slot);
     }
   }
 
@@ -129,8 +180,10 @@ public final class SegmentAppender implements AutoCloseable {
   /** Releases the staging block; if {@link #finish()} did not complete, deletes the files. */
   @Override
   public void close() {
+    awaitInFlight();
+    digests.close();
     staged.close();
-    slicers.forEach(ColumnSlicer::close);
+    slicers.forEach(set -> set.forEach(ColumnSlicer::close));
     try {
       if (current != null) {
         current.close();
