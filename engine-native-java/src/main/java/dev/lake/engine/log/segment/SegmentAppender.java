@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.arrow.memory.BufferAllocator;
@@ -22,9 +21,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * into a {@link StagedBlock}.
  *
  * <p>Each block's CRC32C and statistics are computed on a helper thread of this appender while
- * the caller writes it and cuts the next ones ({@link SegmentWriter#writeBlock}): up to {@value
- * #IN_FLIGHT} blocks of a batch are in flight at once, each cut with its own slicers. {@link
- * #append} returns only when nothing reads the batch any more.
+ * the caller writes it and cuts the next ones ({@link BlockDigest}): up to {@value #IN_FLIGHT}
+ * blocks of a batch are in flight at once, each cut with its own slicers. {@link #append}
+ * returns only when nothing reads the batch any more; digests the helper has not begun by then
+ * are computed on the caller's thread.
  *
  * <p>Objects are durable once {@link #finish()} returns; until a commit log entry names them they
  * are invisible. {@link #close()} before {@code finish} deletes what was written.
@@ -47,11 +47,11 @@ public final class SegmentAppender implements AutoCloseable {
 
   /** The slicers of each in-flight slot, one per column. */
   private final List<List<ColumnSlicer>> slicers = new ArrayList<>();
-  /** Per slot: completes when the block last cut with its slicers is no longer read. */
-  private final CompletableFuture<?>[] inFlight = new CompletableFuture<?>[IN_FLIGHT];
+  /** Per slot: the digest of the block last cut with its slicers, until awaited. */
+  private final BlockDigest[] inFlight = new BlockDigest[IN_FLIGHT];
   private int nextSlot;
-  /** One virtual thread, started with the first block: CRC32C and statistics of each block. */
-  private final ExecutorService digests =
+  /** The helper: one virtual thread, started with the first block. */
+  private final ExecutorService helper =
       Executors.newSingleThreadExecutor(Thread.ofVirtual().name("lake-log-digest").factory());
   private final StagedBlock staged;
   private final List<Written> written = new ArrayList<>();
@@ -139,28 +139,28 @@ public final class SegmentAppender implements AutoCloseable {
 
   /** Writes the staged block and empties it once its digest no longer reads it. */
   private void flushStaged() throws IOException {
-    writeBlock(staged.rows(), staged.slices()).join();
+    writeBlock(staged.rows(), staged.slices()).await();
     staged.clear();
   }
 
-  /** @return completes once nothing reads the block's buffers (see SegmentWriter#writeBlock) */
-  private CompletableFuture<?> writeBlock(int n, List<ColumnSlice> block) throws IOException {
+  /** @return the block's digest, which reads the block's buffers until awaited */
+  private BlockDigest writeBlock(int n, List<ColumnSlice> block) throws IOException {
     if (current == null) {
       String key = directory + UUID.randomUUID() + ".seg";
       keys.add(key);
-      current = new SegmentWriter(store, key, schema, digests);
+      current = new SegmentWriter(store, key, schema, helper);
     }
-    CompletableFuture<?> released = current.writeBlock(n, block);
+    BlockDigest digest = current.writeBlock(n, block);
     if (current.size() >= segmentBytes) {
       closeSegment();
     }
-    return released;
+    return digest;
   }
 
-  /** Waits until the block last cut in {@code slot} is no longer read (never fails). */
+  /** Returns once the block last cut in {@code slot} is no longer read (never fails). */
   private void awaitSlot(int slot) {
     if (inFlight[slot] != null) {
-      inFlight[slot].join();
+      inFlight[slot].await();
       inFlight[slot] = null;
     }
   }
@@ -181,7 +181,7 @@ public final class SegmentAppender implements AutoCloseable {
   @Override
   public void close() {
     awaitInFlight();
-    digests.close();
+    helper.close();
     staged.close();
     slicers.forEach(set -> set.forEach(ColumnSlicer::close));
     try {

@@ -6,38 +6,37 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.zip.CRC32C;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Writes one segment file: blocks as they come, then the footer and tail, then fsync. A block's
- * bytes are written by the caller while its chunks' CRC32C and statistics are computed on the
- * digest executor, from the same memory.
+ * bytes are written by the caller while its chunks' CRC32C and statistics ({@link BlockDigest})
+ * are computed on a helper thread, from the same memory.
  */
 final class SegmentWriter implements AutoCloseable {
 
   private final String key;
   private final Schema schema;
   private final List<ColumnKind> kinds;
-  private final Executor digests;
-  private final StatsCollector stats = new StatsCollector();
+  private final Executor helper;
+  private final StatsCollector helperStats = new StatsCollector();
+  private final StatsCollector writerStats = new StatsCollector();
   private final ObjectStore.ObjectWriter out;
-  private final List<CompletableFuture<BlockMeta>> blocks = new ArrayList<>();
+  private final List<BlockDigest> blocks = new ArrayList<>();
   private long position;
   private long rows;
 
   /**
-   * @param digests runs the CRC32C and statistics of each block, one block at a time (a serial
-   *     executor: the digests share scratch memory; a direct executor is fine)
+   * @param helper runs the digests of the blocks, one at a time (a serial executor: they share
+   *     scratch memory); the caller's thread runs those it needs before the helper began them
    */
-  SegmentWriter(ObjectStore store, String key, Schema schema, Executor digests) throws IOException {
+  SegmentWriter(ObjectStore store, String key, Schema schema, Executor helper) throws IOException {
     this.key = key;
     this.schema = schema;
     this.kinds = SegmentFooter.kinds(schema);
-    this.digests = digests;
+    this.helper = helper;
     this.out = store.create(key);
     try {
       write(ByteBuffer.wrap(SegmentFile.MAGIC));
@@ -62,60 +61,39 @@ final class SegmentWriter implements AutoCloseable {
   /**
    * Appends one block of {@code n} rows (at least one): one chunk per column, in schema order.
    * The block's buffers go out in one gathering write, straight from their memory, while the
-   * digest executor reads the same memory.
+   * helper computes their digest from the same memory.
    *
-   * @return completes (never exceptionally) once nothing reads the block's buffers any more: the
-   *     caller must neither change nor release them before. If this method throws, that point
-   *     has already been reached.
+   * @return the block's digest: the caller must neither change nor release the block's buffers
+   *     before its {@link BlockDigest#await} returned. If this method throws, nothing reads them
+   *     any more.
    */
-  CompletableFuture<?> writeBlock(int n, List<ColumnSlice> columns) throws IOException {
-    long start = position;
-    CompletableFuture<BlockMeta> meta =
-        CompletableFuture.supplyAsync(() -> digest(n, columns, start), digests);
-    blocks.add(meta);
+  BlockDigest writeBlock(int n, List<ColumnSlice> columns) throws IOException {
+    BlockDigest digest = new BlockDigest(
+        n, columns, position, kinds, schema.getFields(), helperStats, writerStats);
+    blocks.add(digest);
     List<ByteBuffer> all = new ArrayList<>(kinds.size() * 3);
     for (ColumnSlice slice : columns) {
       for (ByteBuffer bytes : slice.buffers()) {
         all.add(bytes.duplicate());
       }
     }
-    CompletableFuture<?> released = meta.handle((m, failure) -> null);
     try {
+      helper.execute(digest);
       write(all.toArray(ByteBuffer[]::new));
     } catch (IOException | RuntimeException e) {
-      released.join();
+      digest.await();
       throw e;
     }
     rows += n;
-    return released;
-  }
-
-  /** The chunks of a block written at {@code start}: their ranges, CRC32C and statistics. */
-  private BlockMeta digest(int n, List<ColumnSlice> columns, long start) {
-    List<ChunkMeta> chunks = new ArrayList<>(kinds.size());
-    long at = start;
-    for (int c = 0; c < kinds.size(); c++) {
-      ColumnSlice slice = columns.get(c);
-      CRC32C crc = new CRC32C();
-      List<Long> lengths = new ArrayList<>(3);
-      long chunkStart = at;
-      for (ByteBuffer bytes : slice.buffers()) {
-        crc.update(bytes.duplicate());
-        lengths.add((long) bytes.remaining());
-        at += bytes.remaining();
-      }
-      chunks.add(new ChunkMeta(chunkStart, at - chunkStart, (int) crc.getValue(), lengths,
-          stats.collect(kinds.get(c), schema.getFields().get(c), slice)));
-    }
-    return new BlockMeta(n, chunks);
+    return digest;
   }
 
   /** Writes footer and tail and makes the object durable. Returns the final size. */
   long finish() throws IOException {
     awaitDigests();
     List<BlockMeta> metas = new ArrayList<>(blocks.size());
-    for (CompletableFuture<BlockMeta> b : blocks) {
-      metas.add(joinDigest(b));
+    for (BlockDigest b : blocks) {
+      metas.add(b.meta());
     }
     byte[] footer = new SegmentFooter(schema, metas).encode();
     CRC32C crc = new CRC32C();
@@ -127,24 +105,11 @@ final class SegmentWriter implements AutoCloseable {
     return out.commit();
   }
 
-  /** A digest's result; a digest fails only on a bug, which is rethrown as it was. */
-  private static BlockMeta joinDigest(CompletableFuture<BlockMeta> digest) {
-    try {
-      return digest.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error r) {
-        throw r;
-      }
-      throw e;
-    }
-  }
-
-  /** Waits until no digest runs any more, however they ended. */
+  /** Waits until no digest reads any block any more, however they ended. */
   private void awaitDigests() {
-    CompletableFuture.allOf(blocks.toArray(CompletableFuture<?>[]::new)).handle((r, e) -> null).join();
+    for (BlockDigest b : blocks) {
+      b.await();
+    }
   }
 
   private void write(ByteBuffer... bytes) throws IOException {
