@@ -22,8 +22,8 @@ final class StatsCollector {
 
   /**
    * The utf8 offsets of the chunk, copied out in one bulk copy before the loop over its rows:
-   * reading them in place one at a time (through a ByteBuffer or a MemorySegment, each access
-   * checked) measured 2.5 times as long as the copy and a loop over an {@code int[]} together.
+   * reading them in place one at a time (through a ByteBuffer, each access checked) measured
+   * ~18.5 ms per 8M rows, the copy and a loop over an {@code int[]} together ~13-15 ms.
    */
   private int[] offsets = new int[0];
 
