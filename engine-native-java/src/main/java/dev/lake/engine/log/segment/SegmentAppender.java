@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -18,6 +20,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * mid-byte or its offsets do not start at 0); only rows that straddle batches are copied, in bulk,
  * into a {@link StagedBlock}. Struct and list columns take the same two paths through a
  * {@link NestedColumn} each.
+ *
+ * <p>Each block's CRC32C and statistics are computed on a helper thread of this appender while
+ * the caller writes it and cuts the next ones ({@link BlockDigest}): up to {@value #IN_FLIGHT}
+ * blocks of a batch are in flight at once, each cut with its own slicers. {@link #append}
+ * returns only when nothing reads the batch any more; digests the helper has not begun by then
+ * are computed on the caller's thread. A table with struct or list columns keeps one block in
+ * flight: a {@link NestedColumn} has one set of scratch buffers.
  *
  * <p>Objects are durable once {@link #finish()} returns; until a commit log entry names them they
  * are invisible. {@link #close()} before {@code finish} deletes what was written.
@@ -32,12 +41,23 @@ public final class SegmentAppender implements AutoCloseable {
   private final Schema schema;
   private final int blockRows;
   private final long segmentBytes;
-  /** Per column, its slicer; null for a struct or list column. */
-  private final List<ColumnSlicer> slicers = new ArrayList<>();
+  /**
+   * Blocks whose digest may still read their memory while the next ones are cut: enough to keep
+   * the helper busy while a block is written, few enough that the slicers' scratch stays small.
+   */
+  static final int IN_FLIGHT = 4;
+
+  /** The slicers of each in-flight slot, one per column; null for a struct or list column. */
+  private final List<List<ColumnSlicer>> slicers = new ArrayList<>();
   /** Per column, null for a flat one. */
   private final NestedColumn[] nested;
   private final boolean allFlat;
-  /** Stages the flat columns only. */
+  /** Per slot: the digest of the block last cut with its slicers, until awaited. */
+  private final BlockDigest[] inFlight = new BlockDigest[IN_FLIGHT];
+  private int nextSlot;
+  /** The helper: one virtual thread, started with the first block. */
+  private final ExecutorService helper =
+      Executors.newSingleThreadExecutor(Thread.ofVirtual().name("lake-log-digest").factory());
   private final StagedBlock staged;
   private final List<Written> written = new ArrayList<>();
   private final List<String> keys = new ArrayList<>();
@@ -60,17 +80,21 @@ public final class SegmentAppender implements AutoCloseable {
     List<ColumnKind> flat = new ArrayList<>();
     nested = new NestedColumn[kinds.size()];
     for (int c = 0; c < kinds.size(); c++) {
-      ColumnKind kind = kinds.get(c);
-      if (kind == null) {
+      if (kinds.get(c) == null) {
         nested[c] = new NestedColumn(schema.getFields().get(c), allocator);
-        slicers.add(null);
       } else {
-        flat.add(kind);
-        slicers.add(new ColumnSlicer(kind, allocator));
+        flat.add(kinds.get(c));
       }
     }
-    this.staged = new StagedBlock(flat, blockRows, allocator);
     this.allFlat = flat.size() == kinds.size();
+    this.staged = new StagedBlock(flat, blockRows, allocator);
+    for (int slot = 0; slot < IN_FLIGHT; slot++) {
+      List<ColumnSlicer> set = new ArrayList<>(kinds.size());
+      for (ColumnKind kind : kinds) {
+        set.add(kind == null ? null : new ColumnSlicer(kind, allocator));
+      }
+      slicers.add(set);
+    }
   }
 
   public long rows() {
@@ -85,30 +109,44 @@ public final class SegmentAppender implements AutoCloseable {
     int n = batch.getRowCount();
     List<FieldVector> vectors = batch.getFieldVectors();
     int from = 0;
-    while (from < n) {
-      if (staged.rows() == 0 && n - from >= blockRows) {
-        List<ColumnSlice> block = new ArrayList<>(vectors.size());
-        for (int c = 0; c < vectors.size(); c++) {
-          block.add(nested[c] != null ? nested[c].slice(vectors.get(c), from, blockRows)
-              : slicers.get(c).slice(vectors.get(c), from, blockRows));
-        }
-        writeBlock(blockRows, block);
-        from += blockRows;
-        rows += blockRows;
-      } else {
-        int take = Math.min(n - from, blockRows - staged.rows());
-        staged.append(flat(vectors), from, take);
-        for (int c = 0; c < nested.length; c++) {
-          if (nested[c] != null) {
-            nested[c].stage(vectors.get(c), from, take);
+    try {
+      while (from < n) {
+        if (staged.rows() == 0 && n - from >= blockRows) {
+          int slot = nextSlot;
+          nextSlot = (slot + 1) % IN_FLIGHT;
+          if (allFlat) {
+            awaitSlot(slot);
+          } else {
+            awaitInFlight();
+          }
+          List<ColumnSlicer> set = slicers.get(slot);
+          List<ColumnSlice> block = new ArrayList<>(vectors.size());
+          for (int c = 0; c < vectors.size(); c++) {
+            block.add(nested[c] != null ? nested[c].slice(vectors.get(c), from, blockRows)
+                : set.get(c).slice(vectors.get(c), from, blockRows));
+          }
+          inFlight[slot] = writeBlock(blockRows, block);
+          from += blockRows;
+          rows += blockRows;
+        } else {
+          int take = Math.min(n - from, blockRows - staged.rows());
+          staged.append(flat(vectors), from, take);
+          for (int c = 0; c < nested.length; c++) {
+            if (nested[c] != null) {
+              nested[c].stage(vectors.get(c), from, take);
+            }
+          }
+          from += take;
+          rows += take;
+          if (staged.rows() == blockRows) {
+            flushStaged();
           }
         }
-        from += take;
-        rows += take;
-        if (staged.rows() == blockRows) {
-          flushStaged();
-        }
       }
+    } finally {
+      // The batch is only read during the call: its digests end before it returns, even when
+      // a write failed.
+      awaitInFlight();
     }
   }
 
@@ -124,13 +162,15 @@ public final class SegmentAppender implements AutoCloseable {
     return List.copyOf(written);
   }
 
+  /** Writes the staged block and empties it once its digest no longer reads it. */
   private void flushStaged() throws IOException {
+    awaitInFlight();
     List<ColumnSlice> flat = staged.slices();
     List<ColumnSlice> block = new ArrayList<>(nested.length);
     for (int c = 0, f = 0; c < nested.length; c++) {
       block.add(nested[c] != null ? nested[c].staged() : flat.get(f++));
     }
-    writeBlock(staged.rows(), block);
+    writeBlock(staged.rows(), block).await();
     staged.clear();
     for (NestedColumn n : nested) {
       if (n != null) {
@@ -153,15 +193,31 @@ public final class SegmentAppender implements AutoCloseable {
     return out;
   }
 
-  private void writeBlock(int n, List<ColumnSlice> block) throws IOException {
+  /** @return the block's digest, which reads the block's buffers until awaited */
+  private BlockDigest writeBlock(int n, List<ColumnSlice> block) throws IOException {
     if (current == null) {
       String key = directory + UUID.randomUUID() + ".seg";
       keys.add(key);
-      current = new SegmentWriter(store, key, schema);
+      current = new SegmentWriter(store, key, schema, helper);
     }
-    current.writeBlock(n, block);
+    BlockDigest digest = current.writeBlock(n, block);
     if (current.size() >= segmentBytes) {
       closeSegment();
+    }
+    return digest;
+  }
+
+  /** Returns once the block last cut in {@code slot} is no longer read (never fails). */
+  private void awaitSlot(int slot) {
+    if (inFlight[slot] != null) {
+      inFlight[slot].await();
+      inFlight[slot] = null;
+    }
+  }
+
+  private void awaitInFlight() {
+    for (int slot = 0; slot < IN_FLIGHT; slot++) {
+      awaitSlot(slot);
     }
   }
 
@@ -174,8 +230,10 @@ public final class SegmentAppender implements AutoCloseable {
   /** Releases the staging block; if {@link #finish()} did not complete, deletes the files. */
   @Override
   public void close() {
+    awaitInFlight();
+    helper.close();
     staged.close();
-    slicers.stream().filter(java.util.Objects::nonNull).forEach(ColumnSlicer::close);
+    slicers.forEach(set -> set.stream().filter(java.util.Objects::nonNull).forEach(ColumnSlicer::close));
     for (NestedColumn n : nested) {
       if (n != null) {
         n.close();

@@ -6,26 +6,44 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.zip.CRC32C;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-/** Writes one segment file: blocks as they come, then the footer and tail, then fsync. */
+/**
+ * Writes one segment file: blocks as they come, then the footer and tail, then fsync. A block's
+ * bytes are written by the caller while its chunks' CRC32C and statistics ({@link BlockDigest})
+ * are computed on a helper thread, from the same memory.
+ */
 final class SegmentWriter implements AutoCloseable {
 
   private final String key;
   private final Schema schema;
   private final List<ColumnKind> kinds;
+  private final Executor helper;
+  private final StatsCollector helperStats = new StatsCollector();
+  private final StatsCollector writerStats = new StatsCollector();
   private final ObjectStore.ObjectWriter out;
-  private final List<BlockMeta> blocks = new ArrayList<>();
+  private final List<BlockDigest> blocks = new ArrayList<>();
   private long position;
   private long rows;
 
-  SegmentWriter(ObjectStore store, String key, Schema schema) throws IOException {
+  /**
+   * @param helper runs the digests of the blocks, one at a time (a serial executor: they share
+   *     scratch memory); the caller's thread runs those it needs before the helper began them
+   */
+  SegmentWriter(ObjectStore store, String key, Schema schema, Executor helper) throws IOException {
     this.key = key;
     this.schema = schema;
     this.kinds = SegmentFooter.kinds(schema);
+    this.helper = helper;
     this.out = store.create(key);
-    write(ByteBuffer.wrap(SegmentFile.MAGIC));
+    try {
+      write(ByteBuffer.wrap(SegmentFile.MAGIC));
+    } catch (IOException | RuntimeException e) {
+      out.close();
+      throw e;
+    }
   }
 
   String key() {
@@ -42,34 +60,42 @@ final class SegmentWriter implements AutoCloseable {
 
   /**
    * Appends one block of {@code n} rows (at least one): one chunk per column, in schema order.
-   * The block's buffers go out in one gathering write, straight from their memory.
+   * The block's buffers go out in one gathering write, straight from their memory, while the
+   * helper computes their digest from the same memory.
+   *
+   * @return the block's digest: the caller must neither change nor release the block's buffers
+   *     before its {@link BlockDigest#await} returned. If this method throws, nothing reads them
+   *     any more.
    */
-  void writeBlock(int n, List<ColumnSlice> columns) throws IOException {
-    List<ChunkMeta> chunks = new ArrayList<>(kinds.size());
+  BlockDigest writeBlock(int n, List<ColumnSlice> columns) throws IOException {
+    BlockDigest digest = new BlockDigest(
+        n, columns, position, kinds, schema.getFields(), helperStats, writerStats);
+    blocks.add(digest);
     List<ByteBuffer> all = new ArrayList<>(kinds.size() * 3);
-    long at = position;
-    for (int c = 0; c < kinds.size(); c++) {
-      ColumnSlice slice = columns.get(c);
-      CRC32C crc = new CRC32C();
-      List<Long> lengths = new ArrayList<>(3);
-      long start = at;
+    for (ColumnSlice slice : columns) {
       for (ByteBuffer bytes : slice.buffers()) {
-        crc.update(bytes.duplicate());
-        lengths.add((long) bytes.remaining());
-        at += bytes.remaining();
         all.add(bytes.duplicate());
       }
-      chunks.add(new ChunkMeta(start, at - start, (int) crc.getValue(), lengths,
-          StatsCollector.collect(kinds.get(c), schema.getFields().get(c), slice), slice.nodes()));
     }
-    write(all.toArray(ByteBuffer[]::new));
-    blocks.add(new BlockMeta(n, chunks));
+    try {
+      helper.execute(digest);
+      write(all.toArray(ByteBuffer[]::new));
+    } catch (IOException | RuntimeException e) {
+      digest.await();
+      throw e;
+    }
     rows += n;
+    return digest;
   }
 
   /** Writes footer and tail and makes the object durable. Returns the final size. */
   long finish() throws IOException {
-    byte[] footer = new SegmentFooter(schema, blocks).encode();
+    awaitDigests();
+    List<BlockMeta> metas = new ArrayList<>(blocks.size());
+    for (BlockDigest b : blocks) {
+      metas.add(b.meta());
+    }
+    byte[] footer = new SegmentFooter(schema, metas).encode();
     CRC32C crc = new CRC32C();
     crc.update(footer);
     write(ByteBuffer.wrap(footer));
@@ -77,6 +103,13 @@ final class SegmentWriter implements AutoCloseable {
     tail.putInt(footer.length).putInt((int) crc.getValue()).put(SegmentFile.MAGIC).flip();
     write(tail);
     return out.commit();
+  }
+
+  /** Waits until no digest reads any block any more, however they ended. */
+  private void awaitDigests() {
+    for (BlockDigest b : blocks) {
+      b.await();
+    }
   }
 
   private void write(ByteBuffer... bytes) throws IOException {
@@ -89,6 +122,7 @@ final class SegmentWriter implements AutoCloseable {
   /** Discards the object unless {@link #finish()} committed it. */
   @Override
   public void close() throws IOException {
+    awaitDigests();
     out.close();
   }
 }

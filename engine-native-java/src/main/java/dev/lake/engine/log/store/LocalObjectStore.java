@@ -25,16 +25,32 @@ import java.util.UUID;
  * A table directory on local disk. Put-if-absent writes a temp file ({@code .tmp-} prefix,
  * ignored by listings), fsyncs it and hard-links it to its name: {@code link} fails atomically if
  * the name exists and the name never points at a partial file. Rename is never used, since it
- * would replace a concurrent winner. Directory entries are fsynced after every creation.
+ * would replace a concurrent winner. Directory entries are fsynced after every creation. New
+ * objects written with {@link #create} are flushed behind their writer ({@link FlushBehind})
+ * every {@value #FLUSH_BEHIND_BYTES} bytes.
  */
 public final class LocalObjectStore implements ObjectStore {
 
   static final String TEMP_PREFIX = ".tmp-";
 
+  /**
+   * Bytes between the flushes started behind a writer of a new object. Each flush of a growing
+   * file also commits the file system's journal, hence not smaller; on the development VM 4 to
+   * 16 MiB measured alike and 32 MiB or more left visibly more to the final flush.
+   */
+  static final long FLUSH_BEHIND_BYTES = 16L << 20;
+
   private final Path root;
+  private final long flushBehindBytes;
 
   public LocalObjectStore(Path root) {
+    this(root, FLUSH_BEHIND_BYTES);
+  }
+
+  /** @param flushBehindBytes bytes between the flushes started behind a writer (see FlushBehind) */
+  LocalObjectStore(Path root, long flushBehindBytes) {
     this.root = root;
+    this.flushBehindBytes = flushBehindBytes;
   }
 
   public Path root() {
@@ -84,6 +100,9 @@ public final class LocalObjectStore implements ObjectStore {
     Files.createDirectories(file.getParent());
     // CREATE_NEW: keys of new objects are fresh UUIDs, so an existing file means a bug, not a retry.
     FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    // fdatasync behind the writer, on another thread: FileChannel.force takes no lock that the
+    // writer's sequential writes hold, so they go on meanwhile.
+    FlushBehind flushBehind = new FlushBehind(flushBehindBytes, () -> channel.force(false));
     return new ObjectWriter() {
       private long position;
       private boolean committed;
@@ -101,6 +120,7 @@ public final class LocalObjectStore implements ObjectStore {
           position += n;
           remaining -= n;
         }
+        flushBehind.written(position);
       }
 
       @Override
@@ -110,6 +130,7 @@ public final class LocalObjectStore implements ObjectStore {
 
       @Override
       public long commit() throws IOException {
+        flushBehind.await();
         // fdatasync: the bytes and the size needed to read them back (not the timestamps).
         channel.force(false);
         channel.close();
@@ -125,6 +146,7 @@ public final class LocalObjectStore implements ObjectStore {
           return;
         }
         closed = true;
+        flushBehind.awaitQuietly();
         channel.close();
         if (!committed) {
           Files.deleteIfExists(file);
