@@ -43,7 +43,7 @@ final class LakeProcess implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(
         ProcessHandle.current().info().command().orElse("java"),
         "--add-opens=java.base/java.nio=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
-        "--sun-misc-unsafe-memory-access=allow", "-Xmx1g", "-jar", jar().toString()));
+        "--sun-misc-unsafe-memory-access=allow", "--add-modules=jdk.incubator.vector", "-Xmx1g", "-jar", jar().toString()));
     command.addAll(List.of(args));
     return new LakeProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
   }
