@@ -170,4 +170,35 @@ class LogMappedReadTest {
     });
     assertTrue(e.getMessage().contains("checksum"), e.getMessage());
   }
+
+  @Test
+  void chunksAreVerifiedOncePerMappingAndAFreshMappingVerifiesAgain() throws IOException {
+    ScanRequest request = ScanRequest.of(LogTestData.columnNames(ALL_TYPES));
+    assertEquals(500, scanRows(table, request), "first scan verifies every chunk");
+    try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
+      f.seek(100);
+      int b = f.read();
+      f.seek(100);
+      f.write(b ^ 0x01);
+    }
+    // Another engine has its own mappings: the bytes entering it are checked again.
+    try (TableEngine other = LogTestData.engine(100, 1 << 20);
+        TableHandle reopened = other.open(TableLocation.of(dir)).orElseThrow()) {
+      CorruptTableException e = assertThrows(CorruptTableException.class, () -> scanRows(reopened, request));
+      assertTrue(e.getMessage().contains("checksum"), e.getMessage());
+    }
+  }
+
+  private long scanRows(TableHandle handle, ScanRequest request) throws IOException {
+    Snapshot snapshot = handle.latestSnapshot();
+    long rows = 0;
+    for (ScanUnit unit : snapshot.plan(request).units()) {
+      try (ArrowReader reader = snapshot.open(unit, request, allocator)) {
+        while (reader.loadNextBatch()) {
+          rows += reader.getVectorSchemaRoot().getRowCount();
+        }
+      }
+    }
+    return rows;
+  }
 }

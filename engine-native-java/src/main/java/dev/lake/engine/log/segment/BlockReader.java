@@ -22,7 +22,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@link SegmentMappings}, the run wraps the segment's mapped bytes (no copy, and after the first
  * scan no page faults either: the mapping is kept for the next readers); otherwise it is read
  * with one positional read into a buffer of the caller's allocator. Either way each chunk's
- * CRC32C is checked before its batch is returned, so damaged bytes never reach the caller.
+ * CRC32C is checked before its batch is returned, so damaged bytes never reach the caller; a
+ * chunk read through a cached mapping is checked once per mapping ({@link MappedFile}).
  */
 final class BlockReader extends ArrowReader {
 
@@ -150,10 +151,15 @@ final class BlockReader extends ArrowReader {
       for (int k = i; k <= j; k++) {
         int column = wanted.get(k);
         ChunkMeta meta = block.columns().get(column);
-        CRC32C crc = new CRC32C();
-        crc.update(run.nioBuffer(meta.offset() - start, (int) meta.length()));
-        if ((int) crc.getValue() != meta.crc32c()) {
-          throw onCorrupt.corrupt(where(blockIndex, column) + " fails its checksum", null);
+        if (mapped == null || !mapped.verified(meta.offset())) {
+          CRC32C crc = new CRC32C();
+          crc.update(run.nioBuffer(meta.offset() - start, (int) meta.length()));
+          if ((int) crc.getValue() != meta.crc32c()) {
+            throw onCorrupt.corrupt(where(blockIndex, column) + " fails its checksum", null);
+          }
+          if (mapped != null) {
+            mapped.markVerified(meta.offset());
+          }
         }
         runOf[column] = run;
         startInRun[column] = meta.offset() - start;

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -19,12 +21,19 @@ import org.apache.arrow.memory.ForeignAllocation;
  * for its length, like the buffer a copying read would have allocated.
  *
  * <p>The file must stay untruncated while mapped (see {@link ObjectStore.ReadableObject#map}).
+ *
+ * <p>It also remembers which chunks have passed their checksum through this mapping. Segment
+ * files are immutable, so a chunk verified once is not hashed again by later scans: like a
+ * database's buffer pool, bytes are checked when they enter the process (the first read through
+ * a fresh mapping), not on every use. A scan of cached data would otherwise spend about a quarter
+ * of its time in CRC32C.
  */
 final class MappedFile {
 
   private final Arena arena;
   private final MemorySegment memory;
   private final AtomicInteger refs = new AtomicInteger(1);
+  private final Set<Long> verifiedChunks = ConcurrentHashMap.newKeySet();
 
   private MappedFile(Arena arena, MemorySegment memory) {
     this.arena = arena;
@@ -68,6 +77,16 @@ final class MappedFile {
       release();
       throw e;
     }
+  }
+
+  /** Whether the chunk starting at {@code offset} has passed its checksum in this mapping. */
+  boolean verified(long offset) {
+    return verifiedChunks.contains(offset);
+  }
+
+  /** Records that the chunk starting at {@code offset} passed its checksum in this mapping. */
+  void markVerified(long offset) {
+    verifiedChunks.add(offset);
   }
 
   /** Takes one more reference; the mapping must still be held by the caller or a cache. */
