@@ -15,9 +15,16 @@ import java.util.Map;
  */
 public interface SelectionFilter {
 
+  /** Slots {@code out} has beyond {@code batch.count()}: whole vectors may be stored at its end. */
+  int PADDING = 16;
+
   /**
-   * Writes into {@code out} (at least {@code batch.count()} long) the ascending physical rows of
-   * the live rows of {@code batch} that pass, and returns how many there are.
+   * Writes into {@code out} (at least {@code batch.count() + PADDING} long) the ascending
+   * physical rows of the live rows of {@code batch} that pass, and returns how many there are.
+   * {@code out} may be the batch's own selection, narrowed in place: an implementation writes a
+   * slot only after reading the live row of that position (a compacting loop, which never has
+   * more passing rows than rows read, does so by itself; a vector store must have loaded the
+   * rows it covers).
    */
   int select(Batch batch, int[] out);
 

@@ -15,6 +15,7 @@ import java.util.List;
 public final class FilterOperator implements Operator {
   private final Operator input;
   private final List<SelectionFilter> terms;
+  private int[] selection = new int[0];
 
   /** A filter on {@code predicate}, split at its top-level ANDs. */
   public FilterOperator(Operator input, Expr predicate) {
@@ -38,9 +39,12 @@ public final class FilterOperator implements Operator {
   public Batch next() {
     Batch batch;
     while ((batch = input.next()) != null) {
+      Batch input = batch;
       for (SelectionFilter term : terms) {
-        // A fresh array per term: the previous batch's selection may be the input's.
-        int[] selection = new int[batch.count()];
+        // The first term reads the input's rows into this operator's array; later terms narrow
+        // that array in place. The array is reused for the next batch: a consumer reads a batch
+        // only until it asks for the next one.
+        int[] selection = batch == input ? selectionFor(batch.count()) : batch.selection();
         int count = term.select(batch, selection);
         batch = new Batch(batch.root(), selection, count);
         if (count == 0) {
@@ -52,6 +56,13 @@ public final class FilterOperator implements Operator {
       }
     }
     return null;
+  }
+
+  private int[] selectionFor(int rows) {
+    if (selection.length < rows + SelectionFilter.PADDING) {
+      selection = new int[rows + SelectionFilter.PADDING];
+    }
+    return selection;
   }
 
   @Override
