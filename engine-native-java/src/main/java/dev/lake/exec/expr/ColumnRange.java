@@ -1,6 +1,7 @@
 package dev.lake.exec.expr;
 
 import dev.lake.exec.Batch;
+import dev.lake.exec.Simd;
 import dev.lake.exec.SqlType;
 import dev.lake.exec.Vectors;
 import java.lang.foreign.MemorySegment;
@@ -27,6 +28,9 @@ import org.apache.arrow.vector.TinyIntVector;
  */
 final class ColumnRange implements SelectionFilter {
   enum Kind { LONG, DOUBLE }
+
+  /** Dense columns are tested a vector at a time where that pays ({@link SimdRanges}). */
+  private static final boolean SIMD = Simd.ENABLED && SimdRanges.USABLE;
 
   /** One comparison {@code column op value}, already flipped so the column is on the left. */
   record Bound(int column, Kind kind, Expr.Op op, Object value) {}
@@ -155,6 +159,9 @@ final class ColumnRange implements SelectionFilter {
     if (valid == null && sel == null) {
       switch (width) {
         case 8 -> {
+          if (SIMD) {
+            return SimdRanges.longs(data, n, lo, hi, out);
+          }
           for (int r = 0; r < n; r++) {
             long v = data.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, r);
             out[count] = r;
@@ -162,6 +169,10 @@ final class ColumnRange implements SelectionFilter {
           }
         }
         case 4 -> {
+          if (SIMD) {
+            return lo > Integer.MAX_VALUE || hi < Integer.MIN_VALUE ? 0 : SimdRanges.ints(data, n,
+                (int) Math.max(lo, Integer.MIN_VALUE), (int) Math.min(hi, Integer.MAX_VALUE), out);
+          }
           for (int r = 0; r < n; r++) {
             long v = data.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r);
             out[count] = r;
@@ -220,6 +231,9 @@ final class ColumnRange implements SelectionFilter {
     double hi = doubleHi;
     int count = 0;
     if (valid == null && width == 8) {
+      if (sel == null && SIMD) {
+        return SimdRanges.doubles(data, n, lo, hi, out);
+      }
       if (sel == null) {
         for (int r = 0; r < n; r++) {
           double v = data.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, r);
