@@ -7,6 +7,7 @@ import dev.lake.exec.Vectors;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -48,6 +49,10 @@ final class ColumnRange implements SelectionFilter {
   ColumnRange(int column, Kind kind) {
     this.column = column;
     this.kind = kind;
+  }
+
+  int column() {
+    return column;
   }
 
   /** The bound {@code term} states, or null when it is not a column-constant comparison. */
@@ -144,6 +149,57 @@ final class ColumnRange implements SelectionFilter {
       default -> fallback().select(batch, out);
     };
   }
+
+  /**
+   * ANDs into {@code words} (or, if {@code first}, writes) a bit per row of a dense batch of
+   * {@code n} rows: set when the row passes. Returns false, touching nothing, for a column type
+   * with no vector loop; callers then use {@link #select}. Needs {@link Simd#ENABLED}.
+   */
+  boolean mask(FieldVector vector, int n, long[] words, boolean first) {
+    boolean floating = kind == Kind.DOUBLE;
+    int width = switch (vector) {
+      case BigIntVector v -> floating ? 0 : 8;
+      case TimeStampVector v -> floating ? 0 : 8;
+      case IntVector v -> floating ? 0 : 4;
+      case DateDayVector v -> floating ? 0 : 4;
+      case Float8Vector v -> floating ? 8 : 0;
+      default -> 0;
+    };
+    if (width == 0) {
+      return false;
+    }
+    int used = (n + 63) >>> 6;
+    MemorySegment data = Vectors.segment(vector.getDataBuffer());
+    if (empty || width == 4 && (longLo > Integer.MAX_VALUE || longHi < Integer.MIN_VALUE)) {
+      Arrays.fill(words, 0, used, 0L);
+      return true;
+    }
+    if (floating) {
+      SimdRanges.doublesMask(data, n, doubleLo, doubleHi, words, first);
+    } else if (width == 8) {
+      SimdRanges.longsMask(data, n, longLo, longHi, words, first);
+    } else {
+      SimdRanges.intsMask(data, n, (int) Math.max(longLo, Integer.MIN_VALUE),
+          (int) Math.min(longHi, Integer.MAX_VALUE), words, first);
+    }
+    if (vector.getNullCount() != 0) {
+      // A NULL row never passes: AND the validity bitmap, which has the same bit order.
+      MemorySegment valid = Vectors.segment(vector.getValidityBuffer());
+      int whole = n >>> 6;
+      for (int w = 0; w < whole; w++) {
+        words[w] &= valid.getAtIndex(LITTLE_ENDIAN_LONG, w);
+      }
+      for (int r = whole << 6; r < n; r++) {
+        if (!isValid(valid, r)) {
+          words[whole] &= ~(1L << r);
+        }
+      }
+    }
+    return true;
+  }
+
+  private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
   private SelectionFilter fallback() {
     if (fallback == null) {

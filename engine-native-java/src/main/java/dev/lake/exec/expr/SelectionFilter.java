@@ -2,6 +2,7 @@ package dev.lake.exec.expr;
 
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
+import dev.lake.exec.Simd;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,7 +43,12 @@ public interface SelectionFilter {
       }
     }
     // Column ranges first: they are the cheapest and usually the most selective.
-    List<SelectionFilter> out = new ArrayList<>(ranges.values());
+    List<SelectionFilter> out = new ArrayList<>();
+    if (Simd.ENABLED && ranges.size() > 1) {
+      out.add(new RangeConjunction(new ArrayList<>(ranges.values())));
+    } else {
+      out.addAll(ranges.values());
+    }
     out.addAll(others);
     return out;
   }

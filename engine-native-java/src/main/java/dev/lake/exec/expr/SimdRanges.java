@@ -96,4 +96,76 @@ final class SimdRanges {
     WIDE_IOTA.add(first).compress(pass).intoArray(out, count);
     return count + pass.trueCount();
   }
+
+  /*
+   * Mask forms: bit r of words[r / 64] is set when row r passes. They AND into the words unless
+   * first (then they assign), so the terms of a conjunction narrow one mask, each streaming its
+   * column once. Rows past the last whole word are tested one by one.
+   */
+
+  /** ANDs (or, if {@code first}, writes) whether each of rows {@code 0..n-1} of 32-bit {@code data} lies in {@code [lo, hi]}. */
+  static void intsMask(MemorySegment data, int n, int lo, int hi, long[] words, boolean first) {
+    int lanes = INTS.length();
+    int whole = n >>> 6;
+    for (int w = 0; w < whole; w++) {
+      long bits = 0;
+      for (int j = 0; j < 64; j += lanes) {
+        IntVector v = IntVector.fromMemorySegment(INTS, data, ((long) (w << 6) + j) * 4, ByteOrder.LITTLE_ENDIAN);
+        bits |= v.compare(VectorOperators.GE, lo).and(v.compare(VectorOperators.LE, hi)).toLong() << j;
+      }
+      words[w] = first ? bits : words[w] & bits;
+    }
+    if ((n & 63) != 0) {
+      long bits = 0;
+      for (int r = whole << 6; r < n; r++) {
+        int v = data.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r);
+        bits |= (v >= lo & v <= hi ? 1L : 0L) << r;
+      }
+      words[whole] = first ? bits : words[whole] & bits;
+    }
+  }
+
+  /** As {@link #intsMask} for 64-bit integers. */
+  static void longsMask(MemorySegment data, int n, long lo, long hi, long[] words, boolean first) {
+    int lanes = LONGS.length();
+    int whole = n >>> 6;
+    for (int w = 0; w < whole; w++) {
+      long bits = 0;
+      for (int j = 0; j < 64; j += lanes) {
+        LongVector v = LongVector.fromMemorySegment(LONGS, data, ((long) (w << 6) + j) * 8, ByteOrder.LITTLE_ENDIAN);
+        bits |= v.compare(VectorOperators.GE, lo).and(v.compare(VectorOperators.LE, hi)).toLong() << j;
+      }
+      words[w] = first ? bits : words[w] & bits;
+    }
+    if ((n & 63) != 0) {
+      long bits = 0;
+      for (int r = whole << 6; r < n; r++) {
+        long v = data.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, r);
+        bits |= (v >= lo & v <= hi ? 1L : 0L) << r;
+      }
+      words[whole] = first ? bits : words[whole] & bits;
+    }
+  }
+
+  /** As {@link #intsMask} for doubles; NaN passes no bound. */
+  static void doublesMask(MemorySegment data, int n, double lo, double hi, long[] words, boolean first) {
+    int lanes = DOUBLES.length();
+    int whole = n >>> 6;
+    for (int w = 0; w < whole; w++) {
+      long bits = 0;
+      for (int j = 0; j < 64; j += lanes) {
+        DoubleVector v = DoubleVector.fromMemorySegment(DOUBLES, data, ((long) (w << 6) + j) * 8, ByteOrder.LITTLE_ENDIAN);
+        bits |= v.compare(VectorOperators.GE, lo).and(v.compare(VectorOperators.LE, hi)).toLong() << j;
+      }
+      words[w] = first ? bits : words[w] & bits;
+    }
+    if ((n & 63) != 0) {
+      long bits = 0;
+      for (int r = whole << 6; r < n; r++) {
+        double v = data.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, r);
+        bits |= (v >= lo & v <= hi ? 1L : 0L) << r;
+      }
+      words[whole] = first ? bits : words[whole] & bits;
+    }
+  }
 }
