@@ -2,6 +2,7 @@ package dev.lake.exec.expr;
 
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
+import dev.lake.exec.Simd;
 import dev.lake.exec.Vectors;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -160,6 +161,7 @@ final class StringKernels {
    * character's bytes never match inside another character's.
    */
   static final class Like extends OnBytes {
+    private static final boolean SIMD_SEARCH = Simd.ENABLED;
     private final byte[][] pieces;
     private final boolean anchoredStart;
     private final boolean anchoredEnd;
@@ -259,6 +261,9 @@ final class StringKernels {
     }
 
     private static int indexOf(MemorySegment data, int from, int to, byte[] p) {
+      if (SIMD_SEARCH) {
+        return SimdStrings.indexOf(data, from, to, p);
+      }
       if (p.length == 0) {
         return from;
       }
