@@ -87,8 +87,11 @@ final class KernelCompiler {
         }
         case LT, LE, GT, GE -> ComparisonKernels.compare(
             c.op(), compile(c.args().get(0)), compile(c.args().get(1)));
-        case AND, OR -> new LogicKernels.AndOr(
-            c.op() == Expr.Op.AND, c.args().stream().map(this::compile).toList());
+        case AND, OR -> {
+          Expr.InList in = c.op() == Expr.Op.OR ? equalitiesAsInList(c) : null;
+          yield in != null ? compileNode(in) : new LogicKernels.AndOr(
+              c.op() == Expr.Op.AND, c.args().stream().map(this::compile).toList());
+        }
         case NOT -> new LogicKernels.Not(compile(c.args().get(0)));
         case IS_NULL, IS_NOT_NULL ->
             new LogicKernels.IsNull(compile(c.args().get(0)), c.op() == Expr.Op.IS_NOT_NULL);
@@ -102,6 +105,10 @@ final class KernelCompiler {
           compile(c.otherwise()), c.type());
       case Expr.InList in -> {
         Kernel generic = new LogicKernels.In(compile(in.arg()), in.values(), in.negated());
+        if (in.arg().type().isLongBacked() && in.values().stream().allMatch(l -> l.value() instanceof Long)) {
+          yield new LogicKernels.LongIn(compile(in.arg()),
+              in.values().stream().mapToLong(l -> (Long) l.value()).toArray(), in.negated());
+        }
         List<String> strings = new ArrayList<>();
         boolean hasNull = false;
         for (Expr.Literal l : in.values()) {
@@ -129,6 +136,35 @@ final class KernelCompiler {
       case Expr.Agg a -> throw new IllegalStateException("aggregate outside an aggregation: " + a);
       case Expr.Nested n -> new NestedKernel(n);
     };
+  }
+
+  /**
+   * {@code x = a OR x = b OR ...} over one column with non-null constants (what the planner makes
+   * of {@code x IN (a, b, ...)}) as the IN list it means, so it is tested once per row; null for
+   * any other OR. Both answer NULL for a NULL {@code x} and FALSE for any other value not listed.
+   */
+  private static Expr.InList equalitiesAsInList(Expr.Call or) {
+    Expr column = null;
+    List<Expr.Literal> values = new ArrayList<>();
+    for (Expr arg : or.args()) {
+      if (!(arg instanceof Expr.Call eq) || eq.op() != Expr.Op.EQ) {
+        return null;
+      }
+      Expr a = eq.args().get(0);
+      Expr b = eq.args().get(1);
+      if (a instanceof Expr.Literal && b instanceof Expr.Column) {
+        Expr t = a;
+        a = b;
+        b = t;
+      }
+      if (!(a instanceof Expr.Column) || !(b instanceof Expr.Literal lit) || lit.value() == null
+          || column != null && !column.equals(a)) {
+        return null;
+      }
+      column = a;
+      values.add(lit);
+    }
+    return values.size() < 2 ? null : new Expr.InList(column, values, false, or.type());
   }
 
   /** The last batch's result of a shared subexpression; batches are told apart by identity. */

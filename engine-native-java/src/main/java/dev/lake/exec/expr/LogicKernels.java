@@ -167,6 +167,48 @@ final class LogicKernels {
     }
   }
 
+  /**
+   * {@code x [NOT] IN (c1, c2, ...)} for an integer-backed {@code x} and non-null constants, on
+   * primitives: a short list is compared whole without branches, a long one searched sorted.
+   */
+  static final class LongIn implements Kernel {
+    private static final int SCANNED = 16;
+    private final Kernel arg;
+    private final long[] constants;
+    private final boolean negated;
+
+    LongIn(Kernel arg, long[] constants, boolean negated) {
+      this.arg = arg;
+      this.constants = Arrays.stream(constants).sorted().distinct().toArray();
+      this.negated = negated;
+    }
+
+    @Override
+    public Col eval(Batch batch) {
+      Col.Longs c = (Col.Longs) arg.eval(batch);
+      Col.Bools out = new Col.Bools(c.size);
+      long[] values = c.values;
+      long[] k = constants;
+      for (int i = 0; i < c.size; i++) {
+        long v = values[i];
+        boolean hit = false;
+        if (k.length <= SCANNED) {
+          for (long constant : k) {
+            hit |= v == constant;
+          }
+        } else {
+          hit = Arrays.binarySearch(k, v) >= 0;
+        }
+        out.values[i] = hit != negated;
+      }
+      if (c.noNulls()) {
+        return out.markNoNulls();
+      }
+      System.arraycopy(c.nulls, 0, out.nulls, 0, c.size);
+      return out;
+    }
+  }
+
   static final class Like implements Kernel {
     private final Kernel arg;
     private final Pattern pattern;

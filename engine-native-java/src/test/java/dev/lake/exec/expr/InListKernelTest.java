@@ -1,0 +1,102 @@
+package dev.lake.exec.expr;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.Col;
+import dev.lake.exec.SqlType;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ORs of equalities with constants on one column are tested as one IN list, and integer IN lists
+ * on primitives; both answer exactly as the generic kernels do, NULLs included.
+ */
+class InListKernelTest {
+  private static final SqlType BOOL = SqlType.of(SqlType.Kind.BOOL, true);
+  private static final SqlType LONG = SqlType.of(SqlType.Kind.INT64, false);
+  private static final SqlType TEXT = SqlType.of(SqlType.Kind.UTF8, false);
+
+  @Test
+  void orsOfEqualitiesAndIntegerInListsAnswerAsTheGenericKernels() {
+    Random random = new Random(5);
+    try (BufferAllocator allocator = new RootAllocator();
+        BigIntVector longs = new BigIntVector("l", allocator);
+        VarCharVector strings = new VarCharVector("s", allocator)) {
+      int n = 700;
+      longs.allocateNew(n);
+      strings.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (i % 9 == 0) {
+          longs.setNull(i);
+          strings.setNull(i);
+        } else {
+          longs.set(i, random.nextInt(40) - 20);
+          strings.setSafe(i, ("v" + random.nextInt(30)).getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      longs.setValueCount(n);
+      strings.setValueCount(n);
+      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(longs, strings))) {
+        root.setRowCount(n);
+        int[] selection = new int[n / 2];
+        for (int i = 0; i < selection.length; i++) {
+          selection[i] = i * 2;
+        }
+        Expr.Column l = new Expr.Column(0, "l", SqlType.of(SqlType.Kind.INT64, true));
+        Expr.Column s = new Expr.Column(1, "s", SqlType.of(SqlType.Kind.UTF8, true));
+        for (int t = 0; t < 300; t++) {
+          // 2..40 constants: short lists compared whole, long ones searched; duplicates too.
+          int count = 2 + random.nextInt(t % 2 == 0 ? 6 : 39);
+          List<Expr.Literal> longValues = new ArrayList<>();
+          List<Expr.Literal> stringValues = new ArrayList<>();
+          for (int k = 0; k < count; k++) {
+            longValues.add(new Expr.Literal((long) random.nextInt(40) - 20, LONG));
+            stringValues.add(new Expr.Literal("v" + random.nextInt(30), TEXT));
+          }
+          boolean negated = random.nextBoolean();
+          for (Batch batch : List.of(Batch.dense(root), new Batch(root, selection, selection.length))) {
+            assertSame(batch, new LogicKernels.In(Kernel.compile(l), longValues, negated),
+                Kernel.compile(new Expr.InList(l, longValues, negated, BOOL)));
+            for (Expr column : List.of(l, s)) {
+              List<Expr.Literal> values = column == l ? longValues : stringValues;
+              List<Expr> equalities = values.stream().<Expr>map(v -> random.nextBoolean()
+                  ? new Expr.Call(Expr.Op.EQ, List.of(column, v), BOOL)
+                  : new Expr.Call(Expr.Op.EQ, List.of(v, column), BOOL)).toList();
+              Kernel or = Kernel.compile(new Expr.Call(Expr.Op.OR, equalities, BOOL));
+              Kernel generic = new LogicKernels.AndOr(false, equalities.stream()
+                  .map(e -> ComparisonKernels.compare(Expr.Op.EQ,
+                      Kernel.compile(((Expr.Call) e).args().get(0)), Kernel.compile(((Expr.Call) e).args().get(1))))
+                  .toList());
+              assertSame(batch, generic, or);
+            }
+          }
+        }
+        assertInstanceOf(LogicKernels.LongIn.class, Kernel.compile(new Expr.Call(Expr.Op.OR, List.of(
+            new Expr.Call(Expr.Op.EQ, List.of(l, new Expr.Literal(1L, LONG)), BOOL),
+            new Expr.Call(Expr.Op.EQ, List.of(new Expr.Literal(2L, LONG), l), BOOL)), BOOL)));
+      }
+    }
+  }
+
+  private static void assertSame(Batch batch, Kernel expected, Kernel actual) {
+    Col.Bools e = (Col.Bools) expected.eval(batch);
+    Col.Bools a = (Col.Bools) actual.eval(batch);
+    for (int i = 0; i < batch.count(); i++) {
+      assertEquals(e.isNull(i), a.isNull(i), "null at row " + batch.row(i));
+      if (!e.isNull(i)) {
+        assertEquals(e.values[i], a.values[i], "value at row " + batch.row(i));
+      }
+    }
+  }
+}
