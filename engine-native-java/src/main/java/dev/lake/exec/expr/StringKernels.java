@@ -92,6 +92,15 @@ final class StringKernels {
     private final int[] constantLengths;
     private final boolean listHasNull;
     private final boolean negated;
+    /**
+     * When every constant has at most {@value #SHORT_WORDS} words: how many words the longest
+     * needs, and each constant as {@value #SHORT_WORDS} masks and masked words (zero past its
+     * bytes), so a row is compared with all constants without a branch.
+     */
+    private static final int SHORT_WORDS = 4;
+    private final int shortWords;
+    private final long[] shortMasks;
+    private final long[] shortValues;
 
     Match(int column, List<String> constants, boolean listHasNull, boolean negated, Kernel fallback) {
       super(column, fallback);
@@ -109,14 +118,56 @@ final class StringKernels {
       }
       this.listHasNull = listHasNull;
       this.negated = negated;
+      int longest = 0;
+      for (int length : constantLengths) {
+        longest = Math.max(longest, length);
+      }
+      this.shortWords = longest <= 8 * SHORT_WORDS ? Math.max(1, (longest + 7) / 8) : 0;
+      this.shortMasks = new long[SHORT_WORDS * constantLengths.length];
+      this.shortValues = new long[SHORT_WORDS * constantLengths.length];
+      for (int k = 0; shortWords > 0 && k < constantLengths.length; k++) {
+        for (int w = 0; w < SHORT_WORDS; w++) {
+          int bytes = Math.clamp(constantLengths[k] - 8L * w, 0, 8);
+          shortMasks[k * SHORT_WORDS + w] = bytes == 8 ? -1L : WORD_MASKS[bytes];
+          shortValues[k * SHORT_WORDS + w] = w < constantWords[k].length ? constantWords[k][w] : 0;
+        }
+      }
     }
 
     @Override
     int test(MemorySegment data, int start, int end) {
+      if (shortWords > 0 && start + 8L * shortWords <= data.byteSize()) {
+        return matchesShort(data, start, end - start) ? negated ? FALSE : TRUE
+            : listHasNull ? UNKNOWN : negated ? TRUE : FALSE;
+      }
       if (matches(data, start, end - start)) {
         return negated ? FALSE : TRUE;
       }
       return listHasNull ? UNKNOWN : negated ? TRUE : FALSE;
+    }
+
+    /**
+     * Whether the row's bytes equal a constant's, for short constants: the row's first words are
+     * read (bytes past the row belong to the next rows and are masked off) and compared with every
+     * constant, with no branch on the data: membership tests on low-cardinality columns pass at
+     * rates a branch predictor cannot learn.
+     */
+    private boolean matchesShort(MemorySegment data, long start, int length) {
+      int words = shortWords;
+      long w0 = data.get(LITTLE_ENDIAN_LONG, start);
+      long w1 = words > 1 ? data.get(LITTLE_ENDIAN_LONG, start + 8) : 0;
+      long w2 = words > 2 ? data.get(LITTLE_ENDIAN_LONG, start + 16) : 0;
+      long w3 = words > 3 ? data.get(LITTLE_ENDIAN_LONG, start + 24) : 0;
+      long[] masks = shortMasks;
+      long[] values = shortValues;
+      int[] lengths = constantLengths;
+      boolean hit = false;
+      for (int k = 0, b = 0; k < lengths.length; k++, b += SHORT_WORDS) {
+        hit |= length == lengths[k]
+            & (w0 & masks[b]) == values[b] & (w1 & masks[b + 1]) == values[b + 1]
+            & (w2 & masks[b + 2]) == values[b + 2] & (w3 & masks[b + 3]) == values[b + 3];
+      }
+      return hit;
     }
 
     /**

@@ -42,7 +42,7 @@ class InListKernelTest {
           strings.setNull(i);
         } else {
           longs.set(i, random.nextInt(40) - 20);
-          strings.setSafe(i, ("v" + random.nextInt(30)).getBytes(StandardCharsets.UTF_8));
+          strings.setSafe(i, text(random).getBytes(StandardCharsets.UTF_8));
         }
       }
       longs.setValueCount(n);
@@ -62,7 +62,7 @@ class InListKernelTest {
           List<Expr.Literal> stringValues = new ArrayList<>();
           for (int k = 0; k < count; k++) {
             longValues.add(new Expr.Literal((long) random.nextInt(40) - 20, LONG));
-            stringValues.add(new Expr.Literal("v" + random.nextInt(30), TEXT));
+            stringValues.add(new Expr.Literal(text(random), TEXT));
           }
           boolean negated = random.nextBoolean();
           for (Batch batch : List.of(Batch.dense(root), new Batch(root, selection, selection.length))) {
@@ -87,6 +87,11 @@ class InListKernelTest {
             new Expr.Call(Expr.Op.EQ, List.of(new Expr.Literal(2L, LONG), l), BOOL)), BOOL)));
       }
     }
+  }
+
+  /** Strings of 3 to 39 bytes, told apart at both ends: one to four words, or past the word path. */
+  private static String text(Random random) {
+    return "v" + random.nextInt(4) + "-".repeat(random.nextInt(5) * 9) + (char) ('a' + random.nextInt(3));
   }
 
   private static void assertSame(Batch batch, Kernel expected, Kernel actual) {
