@@ -81,7 +81,13 @@ final class KernelCompiler {
           }
           if (a instanceof Expr.Column col && a.type().kind() == SqlType.Kind.UTF8
               && b instanceof Expr.Literal lit && lit.value() instanceof String s) {
-            yield new StringKernels.Match(col.index(), List.of(s), false, c.op() == Expr.Op.NE, generic);
+            yield new StringKernels.Match(col.index(), List.of(s), false, c.op() == Expr.Op.NE, false, generic);
+          }
+          if (b instanceof Expr.Literal lit && lit.value() instanceof String s) {
+            Kernel prefix = prefixMatch(a, List.of(s), false, c.op() == Expr.Op.NE, generic);
+            if (prefix != null) {
+              yield prefix;
+            }
           }
           yield generic;
         }
@@ -123,9 +129,10 @@ final class KernelCompiler {
         }
         if (strings != null && in.arg() instanceof Expr.Column col
             && col.type().kind() == SqlType.Kind.UTF8) {
-          yield new StringKernels.Match(col.index(), strings, hasNull, in.negated(), generic);
+          yield new StringKernels.Match(col.index(), strings, hasNull, in.negated(), false, generic);
         }
-        yield generic;
+        Kernel prefix = strings == null ? null : prefixMatch(in.arg(), strings, hasNull, in.negated(), generic);
+        yield prefix != null ? prefix : generic;
       }
       case Expr.Like l -> {
         Kernel generic = new LogicKernels.Like(compile(l.arg()), l.pattern(), l.escape(), l.negated());
@@ -139,9 +146,33 @@ final class KernelCompiler {
   }
 
   /**
-   * {@code x = a OR x = b OR ...} over one column with non-null constants (what the planner makes
-   * of {@code x IN (a, b, ...)}) as the IN list it means, so it is tested once per row; null for
-   * any other OR. Both answer NULL for a NULL {@code x} and FALSE for any other value not listed.
+   * {@code SUBSTRING(column FROM 1 FOR k) [NOT] IN (constants)} (or {@code =}, {@code <>}) where
+   * every constant has exactly {@code k} characters, as a test of the column's leading bytes: the
+   * first {@code k} characters of a string equal such a constant exactly when its UTF-8 bytes
+   * start with the constant's (UTF-8 is self-synchronising), and a string of fewer characters
+   * equals none of them. Null for any other shape.
+   */
+  private static Kernel prefixMatch(Expr arg, List<String> constants, boolean listHasNull, boolean negated,
+      Kernel fallback) {
+    if (!(arg instanceof Expr.Call call) || call.op() != Expr.Op.SUBSTRING || call.args().size() != 3
+        || !(call.args().get(0) instanceof Expr.Column col) || col.type().kind() != SqlType.Kind.UTF8
+        || !(call.args().get(1) instanceof Expr.Literal from) || !Long.valueOf(1).equals(from.value())
+        || !(call.args().get(2) instanceof Expr.Literal length) || !(length.value() instanceof Long k)) {
+      return null;
+    }
+    for (String constant : constants) {
+      if (constant.codePointCount(0, constant.length()) != k) {
+        return null;
+      }
+    }
+    return new StringKernels.Match(col.index(), constants, listHasNull, negated, true, fallback);
+  }
+
+  /**
+   * {@code x = a OR x = b OR ...} over one expression with non-null constants (what the planner
+   * makes of {@code x IN (a, b, ...)}) as the IN list it means, so {@code x} is evaluated and
+   * tested once per row; null for any other OR. Both answer NULL for a NULL {@code x} and FALSE
+   * for any other value not listed (expressions have no side effects).
    */
   private static Expr.InList equalitiesAsInList(Expr.Call or) {
     Expr column = null;
@@ -157,7 +188,7 @@ final class KernelCompiler {
         a = b;
         b = t;
       }
-      if (!(a instanceof Expr.Column) || !(b instanceof Expr.Literal lit) || lit.value() == null
+      if (a instanceof Expr.Literal || !(b instanceof Expr.Literal lit) || lit.value() == null
           || column != null && !column.equals(a)) {
         return null;
       }

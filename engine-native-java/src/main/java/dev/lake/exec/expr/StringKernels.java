@@ -92,6 +92,8 @@ final class StringKernels {
     private final int[] constantLengths;
     private final boolean listHasNull;
     private final boolean negated;
+    /** Whether a row matches a constant its bytes start with, rather than only one they equal. */
+    private final boolean prefixes;
     /**
      * When every constant has at most {@value #SHORT_WORDS} words: how many words the longest
      * needs, and each constant as {@value #SHORT_WORDS} masks and masked words (zero past its
@@ -102,7 +104,8 @@ final class StringKernels {
     private final long[] shortMasks;
     private final long[] shortValues;
 
-    Match(int column, List<String> constants, boolean listHasNull, boolean negated, Kernel fallback) {
+    Match(int column, List<String> constants, boolean listHasNull, boolean negated, boolean prefixes,
+        Kernel fallback) {
       super(column, fallback);
       this.constantBytes = constants.stream()
           .map(s -> MemorySegment.ofArray(s.getBytes(StandardCharsets.UTF_8))).toArray(MemorySegment[]::new);
@@ -118,6 +121,7 @@ final class StringKernels {
       }
       this.listHasNull = listHasNull;
       this.negated = negated;
+      this.prefixes = prefixes;
       int longest = 0;
       for (int length : constantLengths) {
         longest = Math.max(longest, length);
@@ -162,8 +166,11 @@ final class StringKernels {
       long[] values = shortValues;
       int[] lengths = constantLengths;
       boolean hit = false;
+      // A prefix test masks the row's words to the constant's length, as an equality test does;
+      // only the length condition differs.
+      int exact = prefixes ? 0 : -1;
       for (int k = 0, b = 0; k < lengths.length; k++, b += SHORT_WORDS) {
-        hit |= length == lengths[k]
+        hit |= ((length ^ lengths[k]) & exact) == 0 & length >= lengths[k]
             & (w0 & masks[b]) == values[b] & (w1 & masks[b + 1]) == values[b + 1]
             & (w2 & masks[b + 2]) == values[b + 2] & (w3 & masks[b + 3]) == values[b + 3];
       }
@@ -171,17 +178,18 @@ final class StringKernels {
     }
 
     /**
-     * Whether the row's bytes equal a constant's: a constant of up to 8 bytes is compared as one
-     * word (the row's bytes read as a little-endian long, masked to its length).
+     * Whether the row's bytes equal (or start with) a constant's: a constant of up to 8 bytes is
+     * compared as one word (the row's bytes read as a little-endian long, masked to its length).
      */
-    private boolean matches(MemorySegment data, long start, int length) {
-      // Rows whose bytes end at least a word before the buffer does are read a word at a time.
-      boolean wordable = start + Math.max(length, 8) + 8 <= data.byteSize();
+    private boolean matches(MemorySegment data, long start, int rowLength) {
       for (int k = 0; k < constantWords.length; k++) {
         long[] words = constantWords[k];
-        if (constantLengths[k] != length) {
+        int length = constantLengths[k];
+        if (prefixes ? rowLength < length : rowLength != length) {
           continue;
         }
+        // Rows whose bytes end at least a word before the buffer does are read a word at a time.
+        boolean wordable = start + Math.max(length, 8) + 8 <= data.byteSize();
         if (!wordable) {
           if (MemorySegment.mismatch(data, start, start + length, constantBytes[k], 0, length) < 0) {
             return true;

@@ -89,6 +89,58 @@ class InListKernelTest {
     }
   }
 
+  /**
+   * {@code SUBSTRING(s FROM 1 FOR k) IN (...)} and {@code = ...} with constants of k characters are
+   * tested on the leading bytes; they answer as substring-then-compare does, multi-byte
+   * characters, short strings and NULLs included.
+   */
+  @Test
+  void leadingSubstringInListsAnswerAsSubstringThenCompare() {
+    Random random = new Random(9);
+    String[] alphabet = {"1", "3", "é", "x", "€"};
+    try (BufferAllocator allocator = new RootAllocator();
+        VarCharVector strings = new VarCharVector("s", allocator)) {
+      int n = 600;
+      strings.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (i % 13 == 0) {
+          strings.setNull(i);
+        } else {
+          strings.setSafe(i, word(random, alphabet, random.nextInt(40)).getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      strings.setValueCount(n);
+      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(strings))) {
+        root.setRowCount(n);
+        Expr.Column s = new Expr.Column(0, "s", SqlType.of(SqlType.Kind.UTF8, true));
+        for (int t = 0; t < 300; t++) {
+          long k = 1 + random.nextInt(t % 2 == 0 ? 3 : 20);
+          Expr substring = new Expr.Call(Expr.Op.SUBSTRING, List.of(s,
+              new Expr.Literal(1L, LONG), new Expr.Literal(k, LONG)), SqlType.of(SqlType.Kind.UTF8, true));
+          List<Expr.Literal> values = new ArrayList<>();
+          for (int c = 0, count = 1 + random.nextInt(4); c < count; c++) {
+            values.add(new Expr.Literal(word(random, alphabet, (int) k), TEXT));
+          }
+          boolean negated = random.nextBoolean();
+          Kernel compiled = Kernel.compile(values.size() == 1
+              ? new Expr.Call(negated ? Expr.Op.NE : Expr.Op.EQ, List.of(substring, values.getFirst()), BOOL)
+              : new Expr.InList(substring, values, negated, BOOL));
+          assertInstanceOf(StringKernels.Match.class, compiled);
+          Kernel generic = new LogicKernels.In(Kernel.compile(substring), values, negated);
+          assertSame(Batch.dense(root), generic, compiled);
+        }
+      }
+    }
+  }
+
+  private static String word(Random random, String[] alphabet, int length) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < length; i++) {
+      b.append(alphabet[random.nextInt(i < 2 ? 2 : alphabet.length)]);
+    }
+    return b.toString();
+  }
+
   /** Strings of 3 to 39 bytes, told apart at both ends: one to four words, or past the word path. */
   private static String text(Random random) {
     return "v" + random.nextInt(4) + "-".repeat(random.nextInt(5) * 9) + (char) ('a' + random.nextInt(3));
