@@ -31,28 +31,29 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 /**
  * TPC-H in lake (over the {@code log} format) and in DuckDB on the same machine: generates the
  * data once per scale factor into {@code --dir} (reused by later runs), then runs each query
- * {@code --runs} times in each engine after one warm-up and prints the medians, the ratio
+ * {@code --runs} times in each engine after {@code --warmup} runs (3) and prints the medians, the ratio
  * lake/DuckDB and their geometric mean; then the memory-bandwidth bound of Q6's columns. With
  * several thread counts ({@code --threads 1,2}) each query runs at each count in turn, both
- * engines with the same count, in the same process over the same data. The last column is the
- * process's CPU time during lake's runs (median): on a shared machine it shows what a parallel
- * plan costs in work, whatever share of the cores it was given.
+ * engines with the same count, in the same process over the same data. The last columns are the
+ * process's CPU time during lake's and DuckDB's runs (medians, from {@code getrusage}) and their
+ * ratio: on a shared machine, where other work stretches wall times unevenly, CPU time shows what
+ * each engine's plan costs in work, whatever share of the cores it was given.
  *
- * <pre>bench/tpch [--sf 1] [--runs 5] [--threads 1[,2...]] [--queries 1,6] [--dir /tmp/lake-tpch-sf1]
- *            [--sql "SELECT ... FROM lineitem"]...</pre>
+ * <pre>bench/tpch [--sf 1] [--runs 5] [--warmup 3] [--threads 1[,2...]] [--queries 1,6]
+ *            [--dir /tmp/lake-tpch-sf1] [--sql "SELECT ... FROM lineitem"]...</pre>
  *
  * {@code --sql} (repeatable) runs the given statements instead of the numbered queries, for
  * timing the parts of a query; tables are named as in TPC-H, unqualified.
  */
 public final class TpchBench {
-  /** The process's CPU time: what lake's runs cost on every core, however many they got. */
-  private static final com.sun.management.OperatingSystemMXBean PROCESS =
-      (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
   private TpchBench() {}
 
   public static void main(String[] args) throws Exception {
     double sf = 1;
     int runs = 5;
+    // lake is a long-running server: its JIT keeps compiling the planner and operators for a few
+    // runs of each query, on the same cores (DuckDB's code is compiled ahead of time).
+    int warmups = 3;
     List<Integer> threadCounts = new ArrayList<>();
     List<Integer> queries = new ArrayList<>();
     List<String> statements = new ArrayList<>();
@@ -62,6 +63,7 @@ public final class TpchBench {
       switch (args[i]) {
         case "--sf" -> sf = Double.parseDouble(args[i + 1]);
         case "--runs" -> runs = Integer.parseInt(args[i + 1]);
+        case "--warmup" -> warmups = Integer.parseInt(args[i + 1]);
         case "--threads" -> Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt)
             .forEach(threadCounts::add);
         case "--queries" -> Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt).forEach(queries::add);
@@ -109,11 +111,12 @@ public final class TpchBench {
         Files.writeString(dir.resolve("loaded"), "sf=" + sf + "\n");
         System.out.printf(Locale.ROOT, "generated and loaded SF %s in %.1f s%n", sf, (System.nanoTime() - start) / 1e9);
       }
-      System.out.printf(Locale.ROOT, "%nTPC-H SF %s, %d runs after 1 warm-up, DuckDB and lake with threads=%s each%n",
-          sf, runs, threadCounts);
-      System.out.printf(Locale.ROOT, "%-5s %7s %12s %12s %8s %10s %12s%n", "query", "threads", "lake ms", "duckdb ms",
-          "ratio", "rows", "lake cpu ms");
+      System.out.printf(Locale.ROOT, "%nTPC-H SF %s, %d runs after %d warm-ups, DuckDB and lake with threads=%s each%n",
+          sf, runs, warmups, threadCounts);
+      System.out.printf(Locale.ROOT, "%-5s %7s %12s %12s %8s %10s %12s %12s %8s%n", "query", "threads", "lake ms",
+          "duckdb ms", "ratio", "rows", "lake cpu ms", "duck cpu ms", "cpu ratio");
       double[] logSums = new double[threadCounts.size()];
+      double[] cpuLogSums = new double[threadCounts.size()];
       int counted = 0;
       Map<String, String> texts = new LinkedHashMap<>();
       for (int q : queries) {
@@ -137,29 +140,35 @@ public final class TpchBench {
           double[] lake = new double[runs];
           double[] peer = new double[runs];
           long rows = 0;
-          runLake(sql, text, allocator);
-          runDuck(duck, text);
+          for (int w = 0; w < warmups; w++) {
+            runLake(sql, text, allocator);
+            runDuck(duck, text);
+          }
           double[] cpu = new double[runs];
+          double[] peerCpu = new double[runs];
           for (int r = 0; r < runs; r++) {
-            long c0 = PROCESS.getProcessCpuTime();
+            long c0 = ProcessCpu.nanos();
             long t0 = System.nanoTime();
             rows = runLake(sql, text, allocator);
             lake[r] = (System.nanoTime() - t0) / 1e6;
-            cpu[r] = (PROCESS.getProcessCpuTime() - c0) / 1e6;
+            cpu[r] = (ProcessCpu.nanos() - c0) / 1e6;
+            long c1 = ProcessCpu.nanos();
             long t1 = System.nanoTime();
             runDuck(duck, text);
             peer[r] = (System.nanoTime() - t1) / 1e6;
+            peerCpu[r] = (ProcessCpu.nanos() - c1) / 1e6;
           }
           double l = median(lake);
           double p = median(peer);
           logSums[t] += Math.log(l / p);
-          System.out.printf(Locale.ROOT, "%-5s %7d %12.1f %12.1f %7.2fx %10d %12.0f%n", entry.getKey(), threads, l, p,
-              l / p, rows, median(cpu));
+          cpuLogSums[t] += Math.log(median(cpu) / median(peerCpu));
+          System.out.printf(Locale.ROOT, "%-5s %7d %12.1f %12.1f %7.2fx %10d %12.1f %12.1f %7.2fx%n", entry.getKey(),
+              threads, l, p, l / p, rows, median(cpu), median(peerCpu), median(cpu) / median(peerCpu));
         }
       }
       for (int t = 0; t < threadCounts.size(); t++) {
-        System.out.printf(Locale.ROOT, "%-5s %7d %12s %12s %7.2fx%n", "geo", threadCounts.get(t), "", "",
-            Math.exp(logSums[t] / counted));
+        System.out.printf(Locale.ROOT, "%-5s %7d %12s %12s %7.2fx %10s %12s %12s %7.2fx%n", "geo", threadCounts.get(t),
+            "", "", Math.exp(logSums[t] / counted), "", "", "", Math.exp(cpuLogSums[t] / counted));
       }
       bandwidthBound(sf);
       for (TableHandle h : handles) {
