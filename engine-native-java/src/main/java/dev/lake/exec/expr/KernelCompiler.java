@@ -136,6 +136,13 @@ final class KernelCompiler {
       }
       case Expr.Like l -> {
         Kernel generic = new LogicKernels.Like(compile(l.arg()), l.pattern(), l.escape(), l.negated());
+        String prefix = l.pattern().substring(0, Math.max(0, l.pattern().length() - 1));
+        if (l.arg() instanceof Expr.Column col && col.type().kind() == SqlType.Kind.UTF8
+            && l.pattern().endsWith("%") && prefix.chars().noneMatch(ch -> ch == '%' || ch == '_'
+                || l.escape() != null && ch == l.escape())) {
+          // 'text%': the row's leading bytes, compared a word at a time.
+          yield new StringKernels.Match(col.index(), List.of(prefix), false, l.negated(), true, generic);
+        }
         StringKernels.Like bytes = l.arg() instanceof Expr.Column col && col.type().kind() == SqlType.Kind.UTF8
             ? StringKernels.Like.of(col.index(), l.pattern(), l.escape(), l.negated(), generic) : null;
         yield bytes != null ? bytes : generic;

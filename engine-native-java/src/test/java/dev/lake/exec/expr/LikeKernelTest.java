@@ -63,14 +63,19 @@ class LikeKernelTest {
           Kernel regex = new LogicKernels.Like(Kernel.compile(column), pattern, escape, negated);
           StringKernels.Like bytes = StringKernels.Like.of(0, pattern, escape, negated, regex);
           assertNotNull(bytes, pattern);
+          // What the compiler picks: 'text%' patterns become leading-bytes matches.
+          Kernel compiled = Kernel.compile(new Expr.Like(column, pattern, escape, negated, SqlType.of(SqlType.Kind.BOOL, true)));
           for (Batch batch : List.of(Batch.dense(root), new Batch(root, selection, selection.length))) {
             Col.Bools expected = (Col.Bools) regex.eval(batch);
             Col.Bools actual = (Col.Bools) bytes.eval(batch);
+            Col.Bools chosen = (Col.Bools) compiled.eval(batch);
             for (int i = 0; i < batch.count(); i++) {
               String why = "'" + strings.getObject(batch.row(i)) + "' LIKE '" + pattern + "' escape " + escape;
               assertEquals(expected.isNull(i), actual.isNull(i), why);
+              assertEquals(expected.isNull(i), chosen.isNull(i), why);
               if (!expected.isNull(i)) {
                 assertEquals(expected.values[i], actual.values[i], why);
+                assertEquals(expected.values[i], chosen.values[i], "compiled " + why);
               }
             }
           }
