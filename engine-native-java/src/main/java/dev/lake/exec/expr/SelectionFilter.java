@@ -36,7 +36,8 @@ public interface SelectionFilter {
     for (Expr term : terms) {
       ColumnRange.Bound bound = ColumnRange.bound(term);
       if (bound == null) {
-        others.add(new Generic(Kernel.compile(term)));
+        Kernel kernel = Kernel.compile(term);
+        others.add(kernel instanceof StringKernels.OnBytes strings ? new OnBytes(strings) : new Generic(kernel));
       } else {
         ranges.computeIfAbsent(bound.column(), c -> new ColumnRange(c, bound.kind()))
             .add(bound, Kernel.compile(term));
@@ -51,6 +52,23 @@ public interface SelectionFilter {
     }
     out.addAll(others);
     return out;
+  }
+
+  /** A test of a string column's bytes (equality, IN, LIKE), selecting rows as it goes. */
+  final class OnBytes implements SelectionFilter {
+    private final StringKernels.OnBytes kernel;
+    private final Generic fallback;
+
+    OnBytes(StringKernels.OnBytes kernel) {
+      this.kernel = kernel;
+      this.fallback = new Generic(kernel);
+    }
+
+    @Override
+    public int select(Batch batch, int[] out) {
+      int count = kernel.select(batch, out);
+      return count >= 0 ? count : fallback.select(batch, out);
+    }
   }
 
   /** Any boolean expression: evaluated over the live rows, TRUE rows kept. */

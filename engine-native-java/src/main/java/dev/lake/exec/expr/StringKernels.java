@@ -31,7 +31,7 @@ final class StringKernels {
    * A predicate on one VarChar column decided from each row's UTF-8 bytes; a NULL row is unknown.
    * A column that is not VarChar (a computed string) goes to {@code fallback}.
    */
-  private abstract static class OnBytes implements Kernel {
+  abstract static class OnBytes implements Kernel {
     private final int column;
     private final Kernel fallback;
 
@@ -46,6 +46,34 @@ final class StringKernels {
     static final int TRUE = 1;
     static final int FALSE = 0;
     static final int UNKNOWN = -1;
+
+    /**
+     * As a WHERE term: writes the physical rows of the live rows that are TRUE straight into
+     * {@code out} (see {@link SelectionFilter#select}), with no boolean column in between; -1 when
+     * the column is not VarChar (the caller then evaluates the kernel).
+     */
+    final int select(Batch batch, int[] out) {
+      if (!(batch.root().getVector(column) instanceof VarCharVector v)) {
+        return -1;
+      }
+      int n = batch.count();
+      int[] sel = batch.selection();
+      MemorySegment offsets = Vectors.segment(v.getOffsetBuffer());
+      MemorySegment data = Vectors.segment(v.getDataBuffer());
+      boolean noNulls = v.getNullCount() == 0;
+      int count = 0;
+      for (int i = 0; i < n; i++) {
+        int r = sel == null ? i : sel[i];
+        if (!noNulls && v.isNull(r)) {
+          continue;
+        }
+        int start = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r);
+        int end = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r + 1);
+        out[count] = r;
+        count += test(data, start, end) == TRUE ? 1 : 0;
+      }
+      return count;
+    }
 
     @Override
     public final Col eval(Batch batch) {

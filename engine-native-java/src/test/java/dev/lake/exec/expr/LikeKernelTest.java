@@ -8,6 +8,7 @@ import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
 import dev.lake.exec.SqlType;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
@@ -69,6 +70,13 @@ class LikeKernelTest {
             Col.Bools expected = (Col.Bools) regex.eval(batch);
             Col.Bools actual = (Col.Bools) bytes.eval(batch);
             Col.Bools chosen = (Col.Bools) compiled.eval(batch);
+            // As a WHERE term the kernel selects rows itself: the rows the boolean column keeps.
+            int[] viaColumn = new int[batch.count() + SelectionFilter.PADDING];
+            int[] direct = new int[batch.count() + SelectionFilter.PADDING];
+            int kept = new SelectionFilter.Generic(bytes).select(batch, viaColumn);
+            assertEquals(kept, new SelectionFilter.OnBytes(bytes).select(batch, direct), pattern);
+            assertEquals(Arrays.toString(Arrays.copyOf(viaColumn, kept)),
+                Arrays.toString(Arrays.copyOf(direct, kept)), pattern);
             for (int i = 0; i < batch.count(); i++) {
               String why = "'" + strings.getObject(batch.row(i)) + "' LIKE '" + pattern + "' escape " + escape;
               assertEquals(expected.isNull(i), actual.isNull(i), why);
