@@ -72,13 +72,9 @@ final class KernelCompiler {
         case EQ, NE -> {
           Kernel generic = ComparisonKernels.compare(
               c.op(), compile(c.args().get(0)), compile(c.args().get(1)));
-          Expr a = c.args().get(0);
-          Expr b = c.args().get(1);
-          if (b instanceof Expr.Column && a instanceof Expr.Literal) {
-            Expr t = a;
-            a = b;
-            b = t;
-          }
+          List<Expr> sides = literalLast(c);
+          Expr a = sides.get(0);
+          Expr b = sides.get(1);
           if (a instanceof Expr.Column col && a.type().kind() == SqlType.Kind.UTF8
               && b instanceof Expr.Literal lit && lit.value() instanceof String s) {
             yield new StringKernels.Match(col.index(), List.of(s), false, c.op() == Expr.Op.NE, false, generic);
@@ -152,6 +148,13 @@ final class KernelCompiler {
     };
   }
 
+  /** The two operands of a symmetric comparison, a constant one second. */
+  private static List<Expr> literalLast(Expr.Call c) {
+    Expr a = c.args().get(0);
+    Expr b = c.args().get(1);
+    return a instanceof Expr.Literal && !(b instanceof Expr.Literal) ? List.of(b, a) : List.of(a, b);
+  }
+
   /**
    * {@code SUBSTRING(column FROM 1 FOR k) [NOT] IN (constants)} (or {@code =}, {@code <>}) where
    * every constant has exactly {@code k} characters, as a test of the column's leading bytes: the
@@ -188,13 +191,9 @@ final class KernelCompiler {
       if (!(arg instanceof Expr.Call eq) || eq.op() != Expr.Op.EQ) {
         return null;
       }
-      Expr a = eq.args().get(0);
-      Expr b = eq.args().get(1);
-      if (a instanceof Expr.Literal && b instanceof Expr.Column) {
-        Expr t = a;
-        a = b;
-        b = t;
-      }
+      List<Expr> sides = literalLast(eq);
+      Expr a = sides.get(0);
+      Expr b = sides.get(1);
       if (a instanceof Expr.Literal || !(b instanceof Expr.Literal lit) || lit.value() == null
           || column != null && !column.equals(a)) {
         return null;
