@@ -47,6 +47,11 @@ final class DevServer implements AutoCloseable {
    * @throws IllegalArgumentException if {@code host} is not a loopback address
    */
   static DevServer start(Path dataDir, String host, int port) {
+    return start(dataDir, host, port, QueryLimits.defaults());
+  }
+
+  /** As {@link #start(Path, String, int)}, each SQL query held to {@code limits}. */
+  static DevServer start(Path dataDir, String host, int port, QueryLimits limits) {
     if (!isLoopback(host)) {
       throw new IllegalArgumentException("lake dev listens on loopback only (plaintext, no auth);"
           + " got --host " + host);
@@ -62,13 +67,16 @@ final class DevServer implements AutoCloseable {
       Catalog catalog = Catalog.open(store, engines, dataDir.resolve("warehouse"));
       opened.add(catalog);
       boolean demoCreated = DemoEpisodes.createIfAbsent(catalog, allocator);
-      LakeFlightServer server = LakeFlightServer.builder()
+      LakeFlightServer.Builder builder = LakeFlightServer.builder()
           .catalog(catalog)
-          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog)))
+          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog), limits.memoryBytes(), limits.threads()))
           .allocator(allocator)
           .host(host)
-          .port(port)
-          .build();
+          .port(port);
+      if (limits.timeout() != null) {
+        builder.queryTimeout(limits.timeout());
+      }
+      LakeFlightServer server = builder.build();
       server.start();
       return new DevServer(allocator, store, engines, catalog, server, demoCreated);
     } catch (RuntimeException e) {

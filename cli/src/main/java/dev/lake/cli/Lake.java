@@ -1,6 +1,7 @@
 package dev.lake.cli;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -38,6 +39,7 @@ public final class Lake implements Runnable {
         "Listens on a loopback address only, without TLS or authentication. Stop with Ctrl-C."
       })
   static final class Dev implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--port", defaultValue = "31337",
         description = "Flight SQL port on loopback; 0 picks a free one (default: ${DEFAULT-VALUE}).")
@@ -52,12 +54,38 @@ public final class Lake implements Runnable {
             + " (default: $LAKE_DATA_DIR or ${DEFAULT-VALUE}).")
     Path dataDir;
 
+    @Option(names = "--query-timeout", converter = QueryLimits.DurationConverter.class,
+        description = "Longest a SQL query may run before it is stopped with DEADLINE_EXCEEDED"
+            + " (500ms, 30s, 2m, 1h or ISO-8601); default: none, clients may set their own deadline.")
+    Duration queryTimeout;
+
+    @Option(names = "--query-memory", converter = QueryLimits.SizeConverter.class,
+        description = "Arrow memory (and hash-table heap) one SQL query may hold, e.g. 512m or 2g;"
+            + " a query over it fails with RESOURCE_EXHAUSTED; default: no per-query limit.")
+    Long queryMemory;
+
+    @Option(names = "--query-threads",
+        description = "Workers of one parallel query plan (default: one per processor).")
+    Integer queryThreads;
+
+    /** The limits the options ask for, checked. */
+    QueryLimits limits() {
+      QueryLimits defaults = QueryLimits.defaults();
+      if (queryThreads != null && queryThreads < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--query-threads must be at least 1, got " + queryThreads);
+      }
+      return new QueryLimits(queryTimeout, queryMemory == null ? defaults.memoryBytes() : queryMemory,
+          queryThreads == null ? defaults.threads() : queryThreads);
+    }
+
     @Override
     public Integer call() throws InterruptedException {
       Path data = dataDir.toAbsolutePath().normalize();
+      QueryLimits limits = limits();
       DevServer server;
       try {
-        server = DevServer.start(data, host, port);
+        server = DevServer.start(data, host, port, limits);
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());
         return 1;
