@@ -18,9 +18,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * Hash aggregation: drains its input, assigning each row a dense group id by its key values
  * (NULL is a key value like any other, so all NULL keys form one group), updates one
- * {@link Accumulator} per aggregate a batch at a time, then emits keys followed by aggregate
- * values in batches of {@value #BATCH_ROWS} rows. Without keys there is exactly one group, so
- * a global aggregate over no rows still returns one row.
+ * {@link Accumulator} per aggregate a batch at a time (COUNT, SUM and AVG through
+ * {@link SharedAggregates}, which update their common counts and sums once), then emits keys
+ * followed by aggregate values in batches of {@value #BATCH_ROWS} rows. Without keys there is
+ * exactly one group, so a global aggregate over no rows still returns one row.
  */
 public final class HashAggregateOperator implements Operator {
   static final int BATCH_ROWS = 64 * 1024;
@@ -108,7 +109,12 @@ public final class HashAggregateOperator implements Operator {
   }
 
   private void aggregate() {
-    List<Accumulator> accumulators = aggs.stream().map(Accumulator::create).toList();
+    SharedAggregates shared = new SharedAggregates(aggArgs.size());
+    List<Accumulator> accumulators = new ArrayList<>();
+    for (int a = 0; a < aggs.size(); a++) {
+      Accumulator reader = shared.accumulator(aggs.get(a), argSlot[a]);
+      accumulators.add(reader != null ? reader : Accumulator.create(aggs.get(a)));
+    }
     GroupKeys groupKeys = new GroupKeys(keyExprs);
     long perGroup = bytesPerGroup();
     int charged = 0;
@@ -124,6 +130,7 @@ public final class HashAggregateOperator implements Operator {
       for (int j = 0; j < args.length; j++) {
         args[j] = aggArgs.get(j).eval(batch);
       }
+      shared.add(groups, n, args, groupCount);
       for (int a = 0; a < accumulators.size(); a++) {
         accumulators.get(a).add(groups, n, argSlot[a] < 0 ? null : args[argSlot[a]], groupCount);
       }

@@ -1,0 +1,200 @@
+package dev.lake.exec.op;
+
+import dev.lake.exec.Col;
+import dev.lake.exec.SqlType;
+import dev.lake.exec.expr.Expr;
+import java.util.Arrays;
+
+/**
+ * The plain COUNT, floating-point SUM and AVG aggregates of one hash aggregation, computed from
+ * state they share instead of one pass over the batch each: every group's row count (one
+ * histogram a batch serves COUNT(*) and the counts of AVG and COUNT(x)), per argument the rows
+ * where it was NULL (only batches with NULLs touch them), and per argument one sum that SUM(x) and
+ * AVG(x) both read. SELECT sum(x), avg(x), count(x), count(*) thus walks the groups twice a batch,
+ * not five times. A sum is added as {@link Accumulator.AvgDouble} adds it (laned for a batch
+ * without NULLs, row by row otherwise), so it is the same on every run; only the rounding of a
+ * SUM after a batch with NULLs may differ from {@link Accumulator.SumDouble}'s, which adds row by
+ * row from then on.
+ */
+final class SharedAggregates {
+  private final GroupSums rows = new GroupSums();
+  /** By argument slot: the shared state of an argument some shared aggregate reads, else null. */
+  private final Arg[] args;
+  private boolean used;
+
+  /** @param argCount how many distinct aggregate arguments the operator evaluates a batch */
+  SharedAggregates(int argCount) {
+    args = new Arg[argCount];
+  }
+
+  /**
+   * The accumulator of {@code agg}, whose argument is evaluated into slot {@code slot} (-1 for
+   * count(*)), reading this shared state; null when {@code agg} is not one it computes.
+   */
+  Accumulator accumulator(Expr.Agg agg, int slot) {
+    if (agg.distinct()) {
+      return null;
+    }
+    if (slot < 0) {
+      used = true;
+      return new RowCount(null);
+    }
+    SqlType in = agg.arg().type();
+    boolean sums = switch (agg.fn()) {
+      case COUNT -> false;
+      case SUM -> in.isFloat();
+      case AVG -> in.isFloat() || in.isLongBacked();
+      default -> false;
+    };
+    if (agg.fn() != Expr.AggFn.COUNT && !sums) {
+      return null;
+    }
+    Arg arg = args[slot] == null ? args[slot] = new Arg() : args[slot];
+    arg.sums |= sums;
+    used = true;
+    return switch (agg.fn()) {
+      case COUNT -> new RowCount(arg);
+      case SUM -> new Sum(arg);
+      default -> new Avg(arg);
+    };
+  }
+
+  /** Adds a batch: {@code values[s]} is argument slot {@code s} over the rows in {@code groups[0..count)}. */
+  void add(int[] groups, int count, Col[] values, int groupCount) {
+    if (!used) {
+      return;
+    }
+    rows.ensure(groupCount);
+    rows.countAll(groups, count);
+    for (int s = 0; s < args.length; s++) {
+      if (args[s] != null) {
+        args[s].add(groups, count, values[s], groupCount);
+      }
+    }
+  }
+
+  /** One argument's NULL rows and, when a SUM or AVG reads it, its sum, per group. */
+  private static final class Arg {
+    boolean sums;
+    final GroupSums sum = new GroupSums();
+    long[] nulls = new long[0];
+
+    void add(int[] groups, int count, Col input, int groupCount) {
+      boolean noNulls = input.noNulls();
+      if (!noNulls) {
+        if (nulls.length < groupCount) {
+          nulls = Arrays.copyOf(nulls, Accumulator.grow(nulls.length, groupCount));
+        }
+        for (int i = 0; i < count; i++) {
+          if (input.isNull(i)) {
+            nulls[groups[i]]++;
+          }
+        }
+      }
+      if (!sums) {
+        return;
+      }
+      sum.ensure(groupCount);
+      switch (input) {
+        case Col.Doubles c -> {
+          if (noNulls) {
+            sum.addAll(groups, c.values, count);
+          } else {
+            for (int i = 0; i < count; i++) {
+              if (!c.nulls[i]) {
+                sum.add(groups[i], c.values[i]);
+              }
+            }
+          }
+        }
+        case Col.Longs c -> {
+          if (noNulls) {
+            sum.addAll(groups, c.values, count);
+          } else {
+            for (int i = 0; i < count; i++) {
+              if (!c.nulls[i]) {
+                sum.add(groups[i], c.values[i]);
+              }
+            }
+          }
+        }
+        default -> throw new IllegalStateException("sum of " + input.getClass().getSimpleName());
+      }
+    }
+
+    long nulls(int group) {
+      return group < nulls.length ? nulls[group] : 0;
+    }
+  }
+
+  /** Rows of the group: all of them for count(*), else those where the argument is not NULL. */
+  private long count(Arg arg, int group) {
+    long all = (long) rows.get(group);
+    return arg == null ? all : all - arg.nulls(group);
+  }
+
+  /** The shared accumulators only read; {@link #add} updates their state once a batch for all. */
+  private abstract class Reader extends Accumulator {
+    @Override
+    final void add(int[] groups, int count, Col input, int groupCount) {
+      // Done by SharedAggregates.add.
+    }
+  }
+
+  private final class RowCount extends Reader {
+    private final Arg arg;
+
+    RowCount(Arg arg) {
+      this.arg = arg;
+    }
+
+    @Override
+    Col result(int groupCount) {
+      Col.Longs out = new Col.Longs(groupCount);
+      for (int g = 0; g < groupCount; g++) {
+        out.values[g] = count(arg, g);
+      }
+      return out;
+    }
+  }
+
+  /** SUM of doubles: NULL for a group without a non-NULL value. */
+  private final class Sum extends Reader {
+    private final Arg arg;
+
+    Sum(Arg arg) {
+      this.arg = arg;
+    }
+
+    @Override
+    Col result(int groupCount) {
+      Col.Doubles out = new Col.Doubles(groupCount);
+      for (int g = 0; g < groupCount; g++) {
+        boolean has = count(arg, g) > 0;
+        out.nulls[g] = !has;
+        out.values[g] = has ? arg.sum.get(g) : 0;
+      }
+      return out;
+    }
+  }
+
+  /** AVG of integers and doubles, in double. */
+  private final class Avg extends Reader {
+    private final Arg arg;
+
+    Avg(Arg arg) {
+      this.arg = arg;
+    }
+
+    @Override
+    Col result(int groupCount) {
+      Col.Doubles out = new Col.Doubles(groupCount);
+      for (int g = 0; g < groupCount; g++) {
+        long n = count(arg, g);
+        out.nulls[g] = n == 0;
+        out.values[g] = n > 0 ? arg.sum.get(g) / n : 0;
+      }
+      return out;
+    }
+  }
+}
