@@ -54,8 +54,7 @@ final class SharedAggregates {
     used = true;
     return switch (agg.fn()) {
       case COUNT -> new RowCount(arg);
-      case SUM -> new Sum(arg);
-      default -> new Avg(arg);
+      default -> new SumOrAverage(arg, agg.fn() == Expr.AggFn.AVG);
     };
   }
 
@@ -158,32 +157,14 @@ final class SharedAggregates {
     }
   }
 
-  /** SUM of doubles: NULL for a group without a non-NULL value. */
-  private final class Sum extends Reader {
+  /** SUM of doubles or AVG of integers and doubles, in double: NULL for a group without a value. */
+  private final class SumOrAverage extends Reader {
     private final Arg arg;
+    private final boolean average;
 
-    Sum(Arg arg) {
+    SumOrAverage(Arg arg, boolean average) {
       this.arg = arg;
-    }
-
-    @Override
-    Col result(int groupCount) {
-      Col.Doubles out = new Col.Doubles(groupCount);
-      for (int g = 0; g < groupCount; g++) {
-        boolean has = count(arg, g) > 0;
-        out.nulls[g] = !has;
-        out.values[g] = has ? arg.sum.get(g) : 0;
-      }
-      return out;
-    }
-  }
-
-  /** AVG of integers and doubles, in double. */
-  private final class Avg extends Reader {
-    private final Arg arg;
-
-    Avg(Arg arg) {
-      this.arg = arg;
+      this.average = average;
     }
 
     @Override
@@ -192,7 +173,7 @@ final class SharedAggregates {
       for (int g = 0; g < groupCount; g++) {
         long n = count(arg, g);
         out.nulls[g] = n == 0;
-        out.values[g] = n > 0 ? arg.sum.get(g) / n : 0;
+        out.values[g] = n == 0 ? 0 : average ? arg.sum.get(g) / n : arg.sum.get(g);
       }
       return out;
     }
