@@ -40,4 +40,36 @@ class GroupSumsTest {
       assertEquals(expectedCounts[g], (long) counts.get(g), "count of group " + g);
     }
   }
+
+  /** Batches of at most four groups (the SIMD path when enabled) and later ones of many add up exactly. */
+  @Test
+  void fewGroupBatchesAndManyGroupBatchesAddUpExactly() {
+    Random random = new Random(9);
+    GroupSums sums = new GroupSums();
+    GroupSums counts = new GroupSums();
+    int[] groupCounts = {1, 2, 4, 4, 3, 4, 7, 4, 1500, 3000};
+    long[] expectedSums = new long[3000];
+    long[] expectedCounts = new long[3000];
+    int seen = 0;
+    for (int groupCount : groupCounts) {
+      seen = Math.max(seen, groupCount);
+      int n = random.nextInt(1000);
+      int[] groups = new int[n];
+      double[] values = new double[n];
+      for (int i = 0; i < n; i++) {
+        groups[i] = random.nextInt(groupCount);
+        values[i] = random.nextInt(1 << 20) - (1 << 19);
+        expectedSums[groups[i]] += (long) values[i];
+        expectedCounts[groups[i]]++;
+      }
+      sums.ensure(seen);
+      counts.ensure(seen);
+      sums.addAll(groups, values, n);
+      counts.countAll(groups, n);
+      for (int g = 0; g < seen; g++) {
+        assertEquals(expectedSums[g], (long) sums.get(g), "sum of group " + g);
+        assertEquals(expectedCounts[g], (long) counts.get(g), "count of group " + g);
+      }
+    }
+  }
 }
