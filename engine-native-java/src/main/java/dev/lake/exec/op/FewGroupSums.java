@@ -23,6 +23,17 @@ final class FewGroupSums {
    * every group id is below {@value #GROUPS}.
    */
   static void addAll(int[] groups, double[] values, int count, double[] sums) {
+    add(groups, values, count, sums);
+  }
+
+  /** Adds one to {@code sums[groups[i] * LANES ..]} for every {@code i < count}. */
+  static void countAll(int[] groups, int count, double[] sums) {
+    add(groups, null, count, sums);
+  }
+
+  /** The loop of both: {@code values} null adds ones (the test is hoisted out of the loop). */
+  private static void add(int[] groups, double[] values, int count, double[] sums) {
+    DoubleVector one = DoubleVector.broadcast(DOUBLES, 1.0);
     DoubleVector s0 = DoubleVector.fromArray(DOUBLES, sums, 0);
     DoubleVector s1 = DoubleVector.fromArray(DOUBLES, sums, LANES);
     DoubleVector s2 = DoubleVector.fromArray(DOUBLES, sums, 2 * LANES);
@@ -30,7 +41,7 @@ final class FewGroupSums {
     int i = 0;
     for (; i <= count - LANES; i += LANES) {
       IntVector ids = IntVector.fromArray(IDS, groups, i);
-      DoubleVector x = DoubleVector.fromArray(DOUBLES, values, i);
+      DoubleVector x = values == null ? one : DoubleVector.fromArray(DOUBLES, values, i);
       s0 = s0.add(x, ids.eq(0).cast(DOUBLES));
       s1 = s1.add(x, ids.eq(1).cast(DOUBLES));
       s2 = s2.add(x, ids.eq(2).cast(DOUBLES));
@@ -41,31 +52,7 @@ final class FewGroupSums {
     s2.intoArray(sums, 2 * LANES);
     s3.intoArray(sums, 3 * LANES);
     for (; i < count; i++) {
-      sums[groups[i] * LANES] += values[i];
-    }
-  }
-
-  /** Adds one to {@code sums[groups[i] * LANES ..]} for every {@code i < count}. */
-  static void countAll(int[] groups, int count, double[] sums) {
-    DoubleVector one = DoubleVector.broadcast(DOUBLES, 1.0);
-    DoubleVector s0 = DoubleVector.fromArray(DOUBLES, sums, 0);
-    DoubleVector s1 = DoubleVector.fromArray(DOUBLES, sums, LANES);
-    DoubleVector s2 = DoubleVector.fromArray(DOUBLES, sums, 2 * LANES);
-    DoubleVector s3 = DoubleVector.fromArray(DOUBLES, sums, 3 * LANES);
-    int i = 0;
-    for (; i <= count - LANES; i += LANES) {
-      IntVector ids = IntVector.fromArray(IDS, groups, i);
-      s0 = s0.add(one, ids.eq(0).cast(DOUBLES));
-      s1 = s1.add(one, ids.eq(1).cast(DOUBLES));
-      s2 = s2.add(one, ids.eq(2).cast(DOUBLES));
-      s3 = s3.add(one, ids.eq(3).cast(DOUBLES));
-    }
-    s0.intoArray(sums, 0);
-    s1.intoArray(sums, LANES);
-    s2.intoArray(sums, 2 * LANES);
-    s3.intoArray(sums, 3 * LANES);
-    for (; i < count; i++) {
-      sums[groups[i] * LANES]++;
+      sums[groups[i] * LANES] += values == null ? 1 : values[i];
     }
   }
 }
