@@ -20,7 +20,7 @@ final class FewGroupSums {
 
   /**
    * Adds {@code values[i]} to {@code sums[groups[i] * LANES ..]} for every {@code i < count};
-   * every group id is below {@value #GROUPS}.
+   * every group id is below {@value #GROUPS}, and a row of group -1 is skipped.
    */
   static void addAll(int[] groups, double[] values, int count, double[] sums) {
     add(groups, values, count, sums);
@@ -52,7 +52,9 @@ final class FewGroupSums {
     s2.intoArray(sums, 2 * LANES);
     s3.intoArray(sums, 3 * LANES);
     for (; i < count; i++) {
-      sums[groups[i] * LANES] += values == null ? 1 : values[i];
+      if (groups[i] >= 0) {
+        sums[groups[i] * LANES] += values == null ? 1 : values[i];
+      }
     }
   }
 }

@@ -119,9 +119,17 @@ final class GroupSums {
     return sum;
   }
 
+  /**
+   * Whether, with {@code groupCount} groups, {@link #addAll} and {@link #countAll} skip rows of
+   * group -1: the SIMD path matches ids to groups, so an id of no group adds nowhere.
+   */
+  static boolean skipsUngrouped(int groupCount) {
+    return Simd.ENABLED && groupCount <= FewGroupSums.GROUPS;
+  }
+
   /** Whether the batch being added goes through {@link FewGroupSums}, making its sums on first use. */
   private boolean fewGroups() {
-    if (!Simd.ENABLED || flat != null || groups > FewGroupSums.GROUPS) {
+    if (flat != null || !skipsUngrouped(groups)) {
       return false;
     }
     if (few == null) {

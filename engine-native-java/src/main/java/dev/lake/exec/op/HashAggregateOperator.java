@@ -9,6 +9,7 @@ import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -34,6 +35,8 @@ public final class HashAggregateOperator implements Operator {
   /** The distinct aggregate arguments, each evaluated once a batch; -1 in argSlot for count(*). */
   private final List<Kernel> aggArgs;
   private final int[] argSlot;
+  /** Whether every argument can be computed for any row without failing (see {@link #total}). */
+  private final boolean argsTotal;
   private final BufferAllocator allocator;
   private final HeapBudget heap;
   private VectorSchemaRoot output;
@@ -63,8 +66,25 @@ public final class HashAggregateOperator implements Operator {
       argSlot[a] = slot;
     }
     this.aggArgs = Kernel.compileShared(distinct);
+    this.argsTotal = distinct.stream().allMatch(HashAggregateOperator::total);
     this.allocator = allocator;
     this.heap = new HeapBudget(allocator, "hash aggregate");
+  }
+
+  /**
+   * Whether {@code e} never fails, whatever row it is computed for: columns, constants and
+   * floating-point {@code + - *} of them. Such arguments may be computed for rows the filter
+   * dropped; anything that may fail (a division, integer overflow, a cast) must see only kept rows.
+   */
+  private static boolean total(Expr e) {
+    return switch (e) {
+      case Expr.Column c -> true;
+      case Expr.Literal l -> true;
+      case Expr.Call c -> c.type().isFloat()
+          && (c.op() == Expr.Op.ADD || c.op() == Expr.Op.SUB || c.op() == Expr.Op.MUL || c.op() == Expr.Op.NEG)
+          && c.args().stream().allMatch(HashAggregateOperator::total);
+      default -> false;
+    };
   }
 
   /** About how many heap bytes one group holds: its keys, hash table slot and accumulators. */
@@ -115,24 +135,49 @@ public final class HashAggregateOperator implements Operator {
       Accumulator reader = shared.accumulator(aggs.get(a), argSlot[a]);
       accumulators.add(reader != null ? reader : Accumulator.create(aggs.get(a)));
     }
+    boolean allShared = shared.readers() == aggs.size();
     GroupKeys groupKeys = new GroupKeys(keyExprs);
     long perGroup = bytesPerGroup();
     int charged = 0;
+    int[] groups = new int[0];
+    int[] rowGroups = new int[0];
     Batch batch;
     while ((batch = input.next()) != null) {
       int n = batch.count();
-      int[] groups = new int[n];
+      if (groups.length < n) {
+        groups = new int[n];
+      }
       groupKeys.assign(batch, groups);
       int groupCount = groupKeys.groupCount();
       heap.charge((groupCount - charged) * perGroup);
       charged = groupCount;
+      Batch evaluated = batch;
+      int[] byRow = groups;
+      int rows = n;
+      int physical = batch.root().getRowCount();
+      if (allShared && argsTotal && batch.selection() != null && n >= physical - physical / 8
+          && shared.skipsUngrouped(groupCount)) {
+        // Nearly every row kept: computing the arguments over all rows reads whole buffers
+        // instead of gathering the kept ones, and the dropped rows go to no group (-1).
+        if (rowGroups.length < physical) {
+          rowGroups = new int[physical];
+        }
+        Arrays.fill(rowGroups, 0, physical, -1);
+        int[] sel = batch.selection();
+        for (int i = 0; i < n; i++) {
+          rowGroups[sel[i]] = groups[i];
+        }
+        evaluated = Batch.dense(batch.root());
+        byRow = rowGroups;
+        rows = physical;
+      }
       Col[] args = new Col[aggArgs.size()];
       for (int j = 0; j < args.length; j++) {
-        args[j] = aggArgs.get(j).eval(batch);
+        args[j] = aggArgs.get(j).eval(evaluated);
       }
-      shared.add(groups, n, args, groupCount);
+      shared.add(byRow, rows, args, groupCount);
       for (int a = 0; a < accumulators.size(); a++) {
-        accumulators.get(a).add(groups, n, argSlot[a] < 0 ? null : args[argSlot[a]], groupCount);
+        accumulators.get(a).add(byRow, rows, argSlot[a] < 0 ? null : args[argSlot[a]], groupCount);
       }
     }
     int groupCount = groupKeys.groupCount();

@@ -21,6 +21,7 @@ final class SharedAggregates {
   /** By argument slot: the shared state of an argument some shared aggregate reads, else null. */
   private final Arg[] args;
   private boolean used;
+  private int readers;
 
   /** @param argCount how many distinct aggregate arguments the operator evaluates a batch */
   SharedAggregates(int argCount) {
@@ -37,6 +38,7 @@ final class SharedAggregates {
     }
     if (slot < 0) {
       used = true;
+      readers++;
       return new RowCount(null);
     }
     SqlType in = agg.arg().type();
@@ -52,13 +54,30 @@ final class SharedAggregates {
     Arg arg = args[slot] == null ? args[slot] = new Arg() : args[slot];
     arg.sums |= sums;
     used = true;
+    readers++;
     return switch (agg.fn()) {
       case COUNT -> new RowCount(arg);
       default -> new SumOrAverage(arg, agg.fn() == Expr.AggFn.AVG);
     };
   }
 
-  /** Adds a batch: {@code values[s]} is argument slot {@code s} over the rows in {@code groups[0..count)}. */
+  /** How many accumulators {@link #accumulator} returned. */
+  int readers() {
+    return readers;
+  }
+
+  /**
+   * Whether {@link #add} may be given rows of group -1, which count nowhere, while there are
+   * {@code groupCount} groups (see {@link GroupSums#skipsUngrouped}).
+   */
+  boolean skipsUngrouped(int groupCount) {
+    return GroupSums.skipsUngrouped(groupCount);
+  }
+
+  /**
+   * Adds a batch: {@code values[s]} is argument slot {@code s} over the rows in
+   * {@code groups[0..count)}; a row of group -1 is skipped when {@link #skipsUngrouped} allows it.
+   */
   void add(int[] groups, int count, Col[] values, int groupCount) {
     if (!used) {
       return;
@@ -85,7 +104,7 @@ final class SharedAggregates {
           nulls = Arrays.copyOf(nulls, Accumulator.grow(nulls.length, groupCount));
         }
         for (int i = 0; i < count; i++) {
-          if (input.isNull(i)) {
+          if (input.isNull(i) && groups[i] >= 0) {
             nulls[groups[i]]++;
           }
         }
@@ -100,7 +119,7 @@ final class SharedAggregates {
             sum.addAll(groups, c.values, count);
           } else {
             for (int i = 0; i < count; i++) {
-              if (!c.nulls[i]) {
+              if (!c.nulls[i] && groups[i] >= 0) {
                 sum.add(groups[i], c.values[i]);
               }
             }
@@ -111,7 +130,7 @@ final class SharedAggregates {
             sum.addAll(groups, c.values, count);
           } else {
             for (int i = 0; i < count; i++) {
-              if (!c.nulls[i]) {
+              if (!c.nulls[i] && groups[i] >= 0) {
                 sum.add(groups[i], c.values[i]);
               }
             }
