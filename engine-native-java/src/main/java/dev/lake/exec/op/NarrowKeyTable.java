@@ -1,6 +1,7 @@
 package dev.lake.exec.op;
 
 import dev.lake.exec.Batch;
+import dev.lake.exec.Simd;
 import dev.lake.exec.Vectors;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -117,6 +118,9 @@ final class NarrowKeyTable {
     int length = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, 1) - first;
     if (length > MAX_LENGTH) {
       return -1;
+    }
+    if (Simd.ENABLED) {
+      return EvenOffsets.onLine(offsets, rows + 1, first, length) ? length : -1;
     }
     // Equal lengths put every offset on one line: no per-row subtraction, no early exit.
     int off = 0;

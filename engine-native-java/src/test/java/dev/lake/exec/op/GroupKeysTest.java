@@ -72,6 +72,21 @@ class GroupKeysTest {
   }
 
   @Test
+  void oneLongerValueAnywhereKeepsTheBatchOffTheTable() {
+    Checker check = new Checker(UTF8, UTF8);
+    for (int odd : new int[] {-1, 3, 20, 38, 39}) {
+      Object[] flags = new Object[40];
+      Object[] status = new Object[40];
+      for (int i = 0; i < flags.length; i++) {
+        flags[i] = i == odd ? "AB" : String.valueOf("ABC".charAt(i % 3));
+        status[i] = i % 2 == 0 ? "x" : "y";
+      }
+      check.batch(root(List.of(UTF8, UTF8), flags, status), null);
+      check.batch(root(List.of(UTF8, UTF8), status, flags), everyOther(40, odd & 1));
+    }
+  }
+
+  @Test
   void aSingleFlagKeyMixesTheTableAndTheDictionary() {
     Checker check = new Checker(UTF8);
     check.batch(root(List.of(UTF8), new Object[] {"N", "R", "N"}), null);
