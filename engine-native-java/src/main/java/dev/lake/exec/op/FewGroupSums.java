@@ -23,16 +23,24 @@ final class FewGroupSums {
    * every group id is below {@value #GROUPS}, and a row of group -1 is skipped.
    */
   static void addAll(int[] groups, double[] values, int count, double[] sums) {
-    add(groups, values, count, sums);
+    add(groups, values, null, count, sums);
+  }
+
+  /** Adds {@code values[i] * factors[i]} to {@code sums[groups[i] * LANES ..]} for every {@code i < count}. */
+  static void addProducts(int[] groups, double[] values, double[] factors, int count, double[] sums) {
+    add(groups, values, factors, count, sums);
   }
 
   /** Adds one to {@code sums[groups[i] * LANES ..]} for every {@code i < count}. */
   static void countAll(int[] groups, int count, double[] sums) {
-    add(groups, null, count, sums);
+    add(groups, null, null, count, sums);
   }
 
-  /** The loop of both: {@code values} null adds ones (the test is hoisted out of the loop). */
-  private static void add(int[] groups, double[] values, int count, double[] sums) {
+  /**
+   * The loop of all three: {@code values} null adds ones, {@code factors} null multiplies by
+   * nothing (both tests are hoisted out of the loop).
+   */
+  private static void add(int[] groups, double[] values, double[] factors, int count, double[] sums) {
     DoubleVector one = DoubleVector.broadcast(DOUBLES, 1.0);
     DoubleVector s0 = DoubleVector.fromArray(DOUBLES, sums, 0);
     DoubleVector s1 = DoubleVector.fromArray(DOUBLES, sums, LANES);
@@ -42,6 +50,9 @@ final class FewGroupSums {
     for (; i <= count - LANES; i += LANES) {
       IntVector ids = IntVector.fromArray(IDS, groups, i);
       DoubleVector x = values == null ? one : DoubleVector.fromArray(DOUBLES, values, i);
+      if (factors != null) {
+        x = x.mul(DoubleVector.fromArray(DOUBLES, factors, i));
+      }
       s0 = s0.add(x, ids.eq(0).cast(DOUBLES));
       s1 = s1.add(x, ids.eq(1).cast(DOUBLES));
       s2 = s2.add(x, ids.eq(2).cast(DOUBLES));
@@ -53,7 +64,7 @@ final class FewGroupSums {
     s3.intoArray(sums, 3 * LANES);
     for (; i < count; i++) {
       if (groups[i] >= 0) {
-        sums[groups[i] * LANES] += values == null ? 1 : values[i];
+        sums[groups[i] * LANES] += values == null ? 1 : factors == null ? values[i] : values[i] * factors[i];
       }
     }
   }

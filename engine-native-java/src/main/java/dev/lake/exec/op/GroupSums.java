@@ -59,6 +59,23 @@ final class GroupSums {
     }
   }
 
+  /** Adds {@code a[i] * b[i]} to group {@code groups[i]} for every {@code i < count}. */
+  void addProducts(int[] groups, double[] a, double[] b, int count) {
+    if (fewGroups()) {
+      FewGroupSums.addProducts(groups, a, b, count, few);
+    } else if (flat != null) {
+      double[] s = flat;
+      for (int i = 0; i < count; i++) {
+        s[groups[i]] += a[i] * b[i];
+      }
+    } else {
+      double[] s = laned;
+      for (int i = 0; i < count; i++) {
+        s[groups[i] * LANES + (i & (LANES - 1))] += a[i] * b[i];
+      }
+    }
+  }
+
   /** Adds {@code values[i]} to group {@code groups[i]} for every {@code i < count}. */
   void addAll(int[] groups, long[] values, int count) {
     if (flat != null) {

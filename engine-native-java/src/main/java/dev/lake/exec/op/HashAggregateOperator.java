@@ -35,6 +35,8 @@ public final class HashAggregateOperator implements Operator {
   /** The distinct aggregate arguments, each evaluated once a batch; -1 in argSlot for count(*). */
   private final List<Kernel> aggArgs;
   private final int[] argSlot;
+  /** For a SUM or AVG of a product, the slot of its second factor ({@link #argSlot} has the first); else -1. */
+  private final int[] factorSlot;
   /** Whether every argument can be computed for any row without failing (see {@link #total}). */
   private final boolean argsTotal;
   private final BufferAllocator allocator;
@@ -51,24 +53,35 @@ public final class HashAggregateOperator implements Operator {
     this.keyTypes = keys.stream().map(Expr::type).toList();
     this.aggs = List.copyOf(aggs);
     this.argSlot = new int[aggs.size()];
+    this.factorSlot = new int[aggs.size()];
     List<Expr> distinct = new ArrayList<>();
     for (int a = 0; a < aggs.size(); a++) {
-      Expr arg = aggs.get(a).arg();
-      if (arg == null) {
+      Expr.Agg agg = aggs.get(a);
+      factorSlot[a] = -1;
+      if (agg.arg() == null) {
         argSlot[a] = -1;
-        continue;
+      } else if (SharedAggregates.sumsProduct(agg)) {
+        // The sum multiplies as it adds: the product is never stored.
+        List<Expr> factors = ((Expr.Call) agg.arg()).args();
+        argSlot[a] = slotOf(factors.get(0), distinct);
+        factorSlot[a] = slotOf(factors.get(1), distinct);
+      } else {
+        argSlot[a] = slotOf(agg.arg(), distinct);
       }
-      int slot = distinct.indexOf(arg);
-      if (slot < 0) {
-        slot = distinct.size();
-        distinct.add(arg);
-      }
-      argSlot[a] = slot;
     }
     this.aggArgs = Kernel.compileShared(distinct);
     this.argsTotal = distinct.stream().allMatch(HashAggregateOperator::total);
     this.allocator = allocator;
     this.heap = new HeapBudget(allocator, "hash aggregate");
+  }
+
+  private static int slotOf(Expr arg, List<Expr> distinct) {
+    int slot = distinct.indexOf(arg);
+    if (slot < 0) {
+      slot = distinct.size();
+      distinct.add(arg);
+    }
+    return slot;
   }
 
   /**
@@ -129,10 +142,10 @@ public final class HashAggregateOperator implements Operator {
   }
 
   private void aggregate() {
-    SharedAggregates shared = new SharedAggregates(aggArgs.size());
+    SharedAggregates shared = new SharedAggregates();
     List<Accumulator> accumulators = new ArrayList<>();
     for (int a = 0; a < aggs.size(); a++) {
-      Accumulator reader = shared.accumulator(aggs.get(a), argSlot[a]);
+      Accumulator reader = shared.accumulator(aggs.get(a), argSlot[a], factorSlot[a]);
       accumulators.add(reader != null ? reader : Accumulator.create(aggs.get(a)));
     }
     boolean allShared = shared.readers() == aggs.size();
@@ -149,8 +162,10 @@ public final class HashAggregateOperator implements Operator {
       }
       groupKeys.assign(batch, groups);
       int groupCount = groupKeys.groupCount();
-      heap.charge((groupCount - charged) * perGroup);
-      charged = groupCount;
+      if (groupCount > charged) {
+        heap.charge((groupCount - charged) * perGroup);
+        charged = groupCount;
+      }
       Batch evaluated = batch;
       int[] byRow = groups;
       int rows = n;

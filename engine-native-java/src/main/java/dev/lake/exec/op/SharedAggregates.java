@@ -3,7 +3,9 @@ package dev.lake.exec.op;
 import dev.lake.exec.Col;
 import dev.lake.exec.SqlType;
 import dev.lake.exec.expr.Expr;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The plain COUNT, floating-point SUM and AVG aggregates of one hash aggregation, computed from
@@ -14,25 +16,38 @@ import java.util.Arrays;
  * not five times. A sum is added as {@link Accumulator.AvgDouble} adds it (laned for a batch
  * without NULLs, row by row otherwise), so it is the same on every run; only the rounding of a
  * SUM after a batch with NULLs may differ from {@link Accumulator.SumDouble}'s, which adds row by
- * row from then on.
+ * row from then on. A SUM or AVG of a floating-point product of two arguments multiplies as it
+ * adds (see {@link #sumsProduct}), the same products rounded the same way, never stored.
  */
 final class SharedAggregates {
   private final GroupSums rows = new GroupSums();
-  /** By argument slot: the shared state of an argument some shared aggregate reads, else null. */
-  private final Arg[] args;
+  /** The shared state of every argument (or product of two) some shared aggregate reads. */
+  private final List<Arg> args = new ArrayList<>();
   private boolean used;
   private int readers;
 
-  /** @param argCount how many distinct aggregate arguments the operator evaluates a batch */
-  SharedAggregates(int argCount) {
-    args = new Arg[argCount];
+  /**
+   * Whether {@code agg} is a SUM or AVG of a floating-point product of two non-constant factors,
+   * which this class sums without the product being computed into a column first. (A constant
+   * factor is left to the arithmetic kernels' scalar loops.)
+   */
+  static boolean sumsProduct(Expr.Agg agg) {
+    return !agg.distinct() && (agg.fn() == Expr.AggFn.SUM || agg.fn() == Expr.AggFn.AVG)
+        && agg.arg() instanceof Expr.Call c && c.op() == Expr.Op.MUL && c.type().isFloat()
+        && c.args().stream().allMatch(f -> f.type().isFloat() && !(f instanceof Expr.Literal));
+  }
+
+  /** The accumulator of {@code agg} over one argument slot (-1 for count(*)); see the three-slot form. */
+  Accumulator accumulator(Expr.Agg agg, int slot) {
+    return accumulator(agg, slot, -1);
   }
 
   /**
    * The accumulator of {@code agg}, whose argument is evaluated into slot {@code slot} (-1 for
-   * count(*)), reading this shared state; null when {@code agg} is not one it computes.
+   * count(*)), or when it {@link #sumsProduct}, whose factors are in slots {@code slot} and
+   * {@code factor}; it reads this shared state. Null when {@code agg} is not one it computes.
    */
-  Accumulator accumulator(Expr.Agg agg, int slot) {
+  Accumulator accumulator(Expr.Agg agg, int slot, int factor) {
     if (agg.distinct()) {
       return null;
     }
@@ -51,7 +66,11 @@ final class SharedAggregates {
     if (agg.fn() != Expr.AggFn.COUNT && !sums) {
       return null;
     }
-    Arg arg = args[slot] == null ? args[slot] = new Arg() : args[slot];
+    Arg arg = args.stream().filter(a -> a.slot == slot && a.factor == factor).findFirst().orElse(null);
+    if (arg == null) {
+      arg = new Arg(slot, factor);
+      args.add(arg);
+    }
     arg.sums |= sums;
     used = true;
     readers++;
@@ -84,27 +103,38 @@ final class SharedAggregates {
     }
     rows.ensure(groupCount);
     rows.countAll(groups, count);
-    for (int s = 0; s < args.length; s++) {
-      if (args[s] != null) {
-        args[s].add(groups, count, values[s], groupCount);
-      }
+    for (Arg arg : args) {
+      arg.add(groups, count, values, groupCount);
     }
   }
 
-  /** One argument's NULL rows and, when a SUM or AVG reads it, its sum, per group. */
+  /**
+   * One argument's (or product's) NULL rows and, when a SUM or AVG reads it, its sum, per group.
+   * A product is NULL where either factor is.
+   */
   private static final class Arg {
+    final int slot;
+    /** The slot of the second factor of a product, else -1. */
+    final int factor;
     boolean sums;
     final GroupSums sum = new GroupSums();
     long[] nulls = new long[0];
 
-    void add(int[] groups, int count, Col input, int groupCount) {
-      boolean noNulls = input.noNulls();
+    Arg(int slot, int factor) {
+      this.slot = slot;
+      this.factor = factor;
+    }
+
+    void add(int[] groups, int count, Col[] values, int groupCount) {
+      Col input = values[slot];
+      Col other = factor < 0 ? null : values[factor];
+      boolean noNulls = input.noNulls() && (other == null || other.noNulls());
       if (!noNulls) {
         if (nulls.length < groupCount) {
           nulls = Arrays.copyOf(nulls, Accumulator.grow(nulls.length, groupCount));
         }
         for (int i = 0; i < count; i++) {
-          if (input.isNull(i) && groups[i] >= 0) {
+          if ((input.isNull(i) || (other != null && other.isNull(i))) && groups[i] >= 0) {
             nulls[groups[i]]++;
           }
         }
@@ -113,6 +143,10 @@ final class SharedAggregates {
         return;
       }
       sum.ensure(groupCount);
+      if (other != null) {
+        addProducts(groups, count, (Col.Doubles) input, (Col.Doubles) other, noNulls);
+        return;
+      }
       switch (input) {
         case Col.Doubles c -> {
           if (noNulls) {
@@ -137,6 +171,18 @@ final class SharedAggregates {
           }
         }
         default -> throw new IllegalStateException("sum of " + input.getClass().getSimpleName());
+      }
+    }
+
+    private void addProducts(int[] groups, int count, Col.Doubles a, Col.Doubles b, boolean noNulls) {
+      if (noNulls) {
+        sum.addProducts(groups, a.values, b.values, count);
+        return;
+      }
+      for (int i = 0; i < count; i++) {
+        if (!a.nulls[i] && !b.nulls[i] && groups[i] >= 0) {
+          sum.add(groups[i], a.values[i] * b.values[i]);
+        }
       }
     }
 

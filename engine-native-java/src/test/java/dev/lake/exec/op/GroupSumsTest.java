@@ -2,6 +2,7 @@ package dev.lake.exec.op;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +14,7 @@ class GroupSumsTest {
     Random random = new Random(3);
     GroupSums sums = new GroupSums();
     GroupSums counts = new GroupSums();
+    GroupSums products = new GroupSums();
     long[] expectedSums = new long[5000];
     long[] expectedCounts = new long[5000];
     int groupCount = 0;
@@ -22,6 +24,8 @@ class GroupSumsTest {
       int[] groups = new int[n];
       long[] values = new long[n];
       double[] doubles = new double[n];
+      double[] threes = new double[n];
+      Arrays.fill(threes, 3.0);
       for (int i = 0; i < n; i++) {
         groups[i] = random.nextInt(Math.max(1, groupCount));
         values[i] = random.nextInt(1000);
@@ -31,12 +35,15 @@ class GroupSumsTest {
       }
       sums.ensure(Math.max(1, groupCount));
       counts.ensure(Math.max(1, groupCount));
+      products.ensure(Math.max(1, groupCount));
       sums.addAll(groups, values, n);
       sums.addAll(groups, doubles, n);
       counts.countAll(groups, n);
+      products.addProducts(groups, doubles, threes, n);
     }
     for (int g = 0; g < 5000; g++) {
       assertEquals(expectedSums[g], (long) sums.get(g), "sum of group " + g);
+      assertEquals(expectedSums[g] / 2 * 3, (long) products.get(g), "sum of products of group " + g);
       assertEquals(expectedCounts[g], (long) counts.get(g), "count of group " + g);
     }
   }

@@ -50,22 +50,27 @@ class HashAggregateOperatorTest {
         new Expr.Agg(Expr.AggFn.AVG, false, X, FLOAT64),
         new Expr.Agg(Expr.AggFn.COUNT, false, X, INT64),
         new Expr.Agg(Expr.AggFn.COUNT, false, null, INT64),
-        new Expr.Agg(Expr.AggFn.SUM, false, twiceXPlusOne, FLOAT64));
+        new Expr.Agg(Expr.AggFn.SUM, false, twiceXPlusOne, FLOAT64),
+        new Expr.Agg(Expr.AggFn.SUM, false, new Expr.Call(Expr.Op.MUL, List.of(X, X), FLOAT64), FLOAT64));
     // Rows alternate keys "a" and "b"; x is the row number, NULL at row 5; rows 0 and 1 are
     // dropped and hold values that would show in any sum (NaN, huge).
     List<List<Object>> out = aggregate(aggs, new int[] {0, 1}, new double[] {Double.NaN, 1e300}, new int[] {5});
     // Kept "a" rows: 2, 4, ..., 62 (31 rows); kept "b" rows: 3, 7, 9, ..., 63 (30 rows, 5 is NULL).
     double sumA = 0;
     double sumB = 0;
+    double squaresA = 0;
+    double squaresB = 0;
     for (int r = 2; r < ROWS; r++) {
       if (r % 2 == 0) {
         sumA += r;
+        squaresA += r * r;
       } else if (r != 5) {
         sumB += r;
+        squaresB += r * r;
       }
     }
-    assertEquals(List.of("a", sumA, sumA / 31, 31L, 31L, 2 * sumA + 31), out.get(0));
-    assertEquals(List.of("b", sumB, sumB / 30, 30L, 31L, 2 * sumB + 30), out.get(1));
+    assertEquals(List.of("a", sumA, sumA / 31, 31L, 31L, 2 * sumA + 31, squaresA), out.get(0));
+    assertEquals(List.of("b", sumB, sumB / 30, 30L, 31L, 2 * sumB + 30, squaresB), out.get(1));
   }
 
   @Test

@@ -29,7 +29,7 @@ class SharedAggregatesTest {
   @Test
   void sharedSumsCountsAndAveragesEqualTheirOwnAccumulators() {
     Random random = new Random(17);
-    SharedAggregates shared = new SharedAggregates(3);
+    SharedAggregates shared = new SharedAggregates();
     List<Accumulator> fused = new ArrayList<>();
     List<Accumulator> alone = new ArrayList<>();
     for (int a = 0; a < CALLS.size(); a++) {
@@ -81,8 +81,56 @@ class SharedAggregatesTest {
   }
 
   @Test
+  void sumsOfProductsEqualSumsOfTheComputedProducts() {
+    Random random = new Random(23);
+    Expr product = new Expr.Call(Expr.Op.MUL, List.of(column(0, FLOAT64), column(1, FLOAT64)), FLOAT64);
+    Expr.Agg sum = new Expr.Agg(Expr.AggFn.SUM, false, product, FLOAT64);
+    Expr.Agg avg = new Expr.Agg(Expr.AggFn.AVG, false, product, FLOAT64);
+    SharedAggregates shared = new SharedAggregates();
+    Accumulator fusedSum = shared.accumulator(sum, 0, 1);
+    Accumulator fusedAvg = shared.accumulator(avg, 0, 1);
+    Accumulator aloneSum = Accumulator.create(sum);
+    Accumulator aloneAvg = Accumulator.create(avg);
+    int groupCount = 6;
+    for (int b = 0; b < 12; b++) {
+      int n = random.nextInt(700);
+      boolean withNulls = b % 4 == 1;
+      int[] groups = new int[n];
+      Col.Doubles x = new Col.Doubles(n);
+      Col.Doubles y = new Col.Doubles(n);
+      Col.Doubles xy = new Col.Doubles(n);
+      for (int i = 0; i < n; i++) {
+        groups[i] = random.nextInt(b < 6 ? 3 : groupCount);
+        x.values[i] = random.nextDouble() * 100;
+        y.values[i] = 1 - random.nextDouble();
+        x.nulls[i] = withNulls && random.nextInt(5) == 0;
+        y.nulls[i] = withNulls && random.nextInt(5) == 0;
+        xy.nulls[i] = x.nulls[i] || y.nulls[i];
+        xy.values[i] = xy.nulls[i] ? 0 : x.values[i] * y.values[i];
+      }
+      if (!withNulls) {
+        x.markNoNulls();
+        y.markNoNulls();
+        xy.markNoNulls();
+      }
+      int groupsNow = b < 6 ? 3 : groupCount;
+      shared.add(groups, n, new Col[] {x, y}, groupsNow);
+      aloneSum.add(groups, n, xy, groupsNow);
+      aloneAvg.add(groups, n, xy, groupsNow);
+    }
+    for (int g = 0; g < groupCount; g++) {
+      Double want = (Double) aloneSum.result(groupCount).get(g);
+      assertEquals(want, (Double) fusedSum.result(groupCount).get(g), Math.abs(want) * 1e-12, "sum of group " + g);
+      assertEquals(aloneAvg.result(groupCount).get(g), fusedAvg.result(groupCount).get(g), "avg of group " + g);
+    }
+    assertEquals(true, SharedAggregates.sumsProduct(sum));
+    assertEquals(false, SharedAggregates.sumsProduct(new Expr.Agg(Expr.AggFn.SUM, false,
+        new Expr.Call(Expr.Op.MUL, List.of(column(0, FLOAT64), new Expr.Literal(2.0, FLOAT64)), FLOAT64), FLOAT64)));
+  }
+
+  @Test
   void aGroupOfOnlyNullsSumsToNullAndCountsZero() {
-    SharedAggregates shared = new SharedAggregates(1);
+    SharedAggregates shared = new SharedAggregates();
     Accumulator sum = shared.accumulator(CALLS.get(0), 0);
     Accumulator avg = shared.accumulator(CALLS.get(1), 0);
     Accumulator count = shared.accumulator(CALLS.get(2), 0);
@@ -101,7 +149,7 @@ class SharedAggregatesTest {
 
   @Test
   void noRowsCountZeroAndSumNull() {
-    SharedAggregates shared = new SharedAggregates(1);
+    SharedAggregates shared = new SharedAggregates();
     Accumulator sum = shared.accumulator(CALLS.get(0), 0);
     Accumulator rows = shared.accumulator(CALLS.get(5), -1);
     shared.add(new int[0], 0, new Col[] {new Col.Doubles(0).markNoNulls()}, 1);
@@ -111,7 +159,7 @@ class SharedAggregatesTest {
 
   @Test
   void distinctMinMaxAndExactSumsKeepTheirOwnAccumulators() {
-    SharedAggregates shared = new SharedAggregates(1);
+    SharedAggregates shared = new SharedAggregates();
     assertNull(shared.accumulator(new Expr.Agg(Expr.AggFn.SUM, true, column(0, FLOAT64), FLOAT64), 0));
     assertNull(shared.accumulator(agg(Expr.AggFn.MAX, 0, FLOAT64, FLOAT64), 0));
     assertNull(shared.accumulator(agg(Expr.AggFn.SUM, 0, INT64, INT64), 0));
