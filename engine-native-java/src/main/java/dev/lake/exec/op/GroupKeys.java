@@ -24,6 +24,11 @@ import org.apache.arrow.vector.VarCharVector;
  * other); a string column read straight from its Arrow buffers is hashed and compared by its
  * UTF-8 bytes. Several keys are combined pairwise through {@link LongGroupTable}s of
  * {@code (id so far << 32 | next key's id)}, so the last table's ids are the group ids.
+ *
+ * <p>When the keys are input columns, two memos in front of that exact path give most rows their
+ * group with one lookup: {@link NarrowKeyTable} for fixed-width short strings, then
+ * {@link WordKeyCache} for tuples of word-sized values. Both ask the exact path about any row
+ * they do not know, so ids and their first-seen order do not depend on which path ran.
  */
 final class GroupKeys {
   private final KeyIds[] keys;
