@@ -26,7 +26,7 @@ import org.apache.arrow.vector.VarCharVector;
  */
 final class WordKeyCache {
   /** Marks a row the memo cannot key (NULL, long string): no cached tuple holds it. */
-  static final long NO_WORD = -1L;
+  private static final long NO_WORD = -1L;
   private static final int SHORT_MAX = 7;
   private static final int CHUNK = 1024;
   private static final int LINE_BITS = 10;
