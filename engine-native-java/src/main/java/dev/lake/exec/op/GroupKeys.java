@@ -24,6 +24,11 @@ import org.apache.arrow.vector.VarCharVector;
  * other); a string column read straight from its Arrow buffers is hashed and compared by its
  * UTF-8 bytes. Several keys are combined pairwise through {@link LongGroupTable}s of
  * {@code (id so far << 32 | next key's id)}, so the last table's ids are the group ids.
+ *
+ * <p>When the keys are input columns, two memos in front of that exact path give most rows their
+ * group with one lookup: {@link NarrowKeyTable} for fixed-width short strings, then
+ * {@link WordKeyCache} for tuples of word-sized values. Both ask the exact path about any row
+ * they do not know, so ids and their first-seen order do not depend on which path ran.
  */
 final class GroupKeys {
   private final KeyIds[] keys;
@@ -33,6 +38,12 @@ final class GroupKeys {
   private final int[][] combineSmall;
   private final List<List<Object>> groupValues = new ArrayList<>();
   private int groupCount;
+  /** Each key's input column when all keys are columns the row-wise paths read, else null. */
+  private final int[] keyColumns;
+  private final NarrowKeyTable narrowKeys;
+  private final WordKeyCache wordKeys;
+  /** One row's key ids, for {@link #exactGroup}. */
+  private final int[][] rowIds;
 
   GroupKeys(List<Expr> keyExprs) {
     keys = new KeyIds[keyExprs.size()];
@@ -47,6 +58,34 @@ final class GroupKeys {
       combineSmall[k] = new int[SMALL * SMALL];
     }
     groupCount = keys.length == 0 ? 1 : 0;
+    keyColumns = keyColumns(keyExprs);
+    boolean allStrings = keyExprs.stream().allMatch(e -> e.type().kind() == SqlType.Kind.UTF8);
+    narrowKeys = keyColumns != null && allStrings ? new NarrowKeyTable(keyColumns) : null;
+    wordKeys = keyColumns != null && keys.length >= 2 ? new WordKeyCache(keyColumns) : null;
+    rowIds = new int[keys.length][1];
+  }
+
+  /**
+   * The input column of each key when every key is a column of a type the row-wise paths read
+   * (strings, 32-bit integers, dates), else null.
+   */
+  private static int[] keyColumns(List<Expr> keyExprs) {
+    if (keyExprs.isEmpty()) {
+      return null;
+    }
+    int[] columns = new int[keyExprs.size()];
+    for (int k = 0; k < columns.length; k++) {
+      if (!(keyExprs.get(k) instanceof Expr.Column c)) {
+        return null;
+      }
+      switch (c.type().kind()) {
+        case UTF8, INT32, DATE -> columns[k] = c.index();
+        default -> {
+          return null;
+        }
+      }
+    }
+    return columns;
   }
 
   int groupCount() {
@@ -64,6 +103,9 @@ final class GroupKeys {
     if (keys.length == 0) {
       return;
     }
+    if (narrowKeys != null && narrowKeys.assign(batch, groups, this::exactGroup)) {
+      return;
+    }
     if (keys.length == 1) {
       keys[0].assign(batch, groups);
       KeyIds key = keys[0];
@@ -74,39 +116,65 @@ final class GroupKeys {
       groupCount = key.values.size();
       return;
     }
+    if (wordKeys != null && wordKeys.accepts(batch)) {
+      wordKeys.assign(batch, groups, this::exactGroup);
+      return;
+    }
     int[][] ids = new int[keys.length][];
     for (int k = 0; k < keys.length; k++) {
       ids[k] = k == 0 ? groups : new int[n];
       keys[k].assign(batch, ids[k]);
     }
     for (int i = 0; i < n; i++) {
-      int g = groups[i];
-      for (int k = 1; k < keys.length; k++) {
-        int id = ids[k][i];
-        int[] small = combineSmall[k - 1];
-        if ((g | id) < SMALL) {
-          // Few distinct values so far: a direct table in front of the hash table.
-          int slot = g * SMALL + id;
-          int cached = small[slot];
-          if (cached != 0) {
-            g = cached - 1;
-            continue;
-          }
-          g = combine[k - 1].getOrAdd(((long) g << 32) | id, combine[k - 1].size());
-          small[slot] = g + 1;
-        } else {
-          LongGroupTable table = combine[k - 1];
-          g = table.getOrAdd(((long) g << 32) | (id & 0xFFFFFFFFL), table.size());
-        }
-      }
-      if (g == groupCount) {
-        groupCount++;
-        for (int k = 0; k < keys.length; k++) {
-          groupValues.get(k).add(keys[k].values.get(ids[k][i]));
-        }
-      }
-      groups[i] = g;
+      groups[i] = combine(ids, i);
     }
+  }
+
+  /**
+   * The group of the {@code i}-th live row, its keys looked up one at a time: the exact path
+   * behind {@link NarrowKeyTable} and {@link WordKeyCache}.
+   */
+  private int exactGroup(Batch batch, int i) {
+    int row = batch.row(i);
+    for (int k = 0; k < keys.length; k++) {
+      FieldVector vector = batch.root().getVector(keyColumns[k]);
+      rowIds[k][0] = switch (keys[k]) {
+        case StringIds s -> s.idAt((VarCharVector) vector, row);
+        case LongIds l -> l.idAt(vector, row);
+        default -> throw new IllegalStateException("no row lookup for " + keys[k].getClass().getSimpleName());
+      };
+    }
+    return combine(rowIds, 0);
+  }
+
+  /** The group of the key ids {@code ids[k][i]}, recording the group's values if it is new. */
+  private int combine(int[][] ids, int i) {
+    int g = ids[0][i];
+    for (int k = 1; k < keys.length; k++) {
+      int id = ids[k][i];
+      int[] small = combineSmall[k - 1];
+      if ((g | id) < SMALL) {
+        // Few distinct values so far: a direct table in front of the hash table.
+        int slot = g * SMALL + id;
+        int cached = small[slot];
+        if (cached != 0) {
+          g = cached - 1;
+          continue;
+        }
+        g = combine[k - 1].getOrAdd(((long) g << 32) | id, combine[k - 1].size());
+        small[slot] = g + 1;
+      } else {
+        LongGroupTable table = combine[k - 1];
+        g = table.getOrAdd(((long) g << 32) | (id & 0xFFFFFFFFL), table.size());
+      }
+    }
+    if (g == groupCount) {
+      groupCount++;
+      for (int k = 0; k < keys.length; k++) {
+        groupValues.get(k).add(keys[k].values.get(ids[k][i]));
+      }
+    }
+    return g;
   }
 
   /** Dense ids of one key column's distinct values; {@code values.get(id)} is the value. */
@@ -150,17 +218,22 @@ final class GroupKeys {
     void assign(Batch batch, int[] ids) {
       Col.Longs c = (Col.Longs) kernel.eval(batch);
       for (int i = 0; i < batch.count(); i++) {
-        if (c.nulls[i]) {
-          ids[i] = nullId();
-        } else {
-          int candidate = values.size();
-          int id = table.getOrAdd(c.values[i], candidate);
-          if (id == candidate) {
-            values.add(c.values[i]);
-          }
-          ids[i] = id;
-        }
+        ids[i] = c.nulls[i] ? nullId() : id(c.values[i]);
       }
+    }
+
+    /** The id of row {@code row} of a 32-bit integer or date column, as {@link Vectors#read} widens it. */
+    int idAt(FieldVector vector, int row) {
+      return vector.isNull(row) ? nullId() : id(vector.getDataBuffer().getInt((long) row * Integer.BYTES));
+    }
+
+    private int id(long value) {
+      int candidate = values.size();
+      int id = table.getOrAdd(value, candidate);
+      if (id == candidate) {
+        values.add(value);
+      }
+      return id;
     }
   }
 
@@ -337,6 +410,16 @@ final class GroupKeys {
           ids[i] = find(MemorySegment.ofArray(bytes), 0, bytes.length);
         }
       }
+    }
+
+    /** The id of row {@code row} of a string column. */
+    int idAt(VarCharVector vector, int row) {
+      if (vector.isNull(row)) {
+        return nullId();
+      }
+      int start = vector.getOffsetBuffer().getInt((long) row * Integer.BYTES);
+      int end = vector.getOffsetBuffer().getInt((long) (row + 1) * Integer.BYTES);
+      return find(Vectors.segment(vector.getDataBuffer()), start, end - start);
     }
 
     private int find(MemorySegment data, long start, int length) {

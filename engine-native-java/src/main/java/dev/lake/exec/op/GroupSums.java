@@ -1,5 +1,6 @@
 package dev.lake.exec.op;
 
+import dev.lake.exec.Simd;
 import java.util.Arrays;
 
 /**
@@ -9,7 +10,9 @@ import java.util.Arrays;
  * sums and row {@code i} adds to lane {@code i % LANES}, letting the processor overlap them. The
  * lanes are added together when read, in a fixed order, so a sum is the same on every run.
  * Beyond that many groups, the table is flat: additions to one group are rare and lanes would
- * only multiply its size.
+ * only multiply its size. While there are at most {@value FewGroupSums#GROUPS} groups and SIMD is
+ * enabled, whole batches go through {@link FewGroupSums} into sums of their own, added in when
+ * read.
  */
 final class GroupSums {
   private static final int LANES = 4;
@@ -17,8 +20,13 @@ final class GroupSums {
 
   private double[] laned = new double[16 * LANES];
   private double[] flat;
+  /** {@link FewGroupSums#LANES} partial sums a group for the batches that went through SIMD. */
+  private double[] few;
+  /** The group count of the batches being added, as last told by {@link #ensure}. */
+  private int groups;
 
   void ensure(int groupCount) {
+    groups = groupCount;
     if (flat == null && groupCount > LANED_GROUPS) {
       double[] folded = new double[Accumulator.grow(0, Math.max(groupCount, laned.length / LANES))];
       for (int g = 0; g < laned.length / LANES; g++) {
@@ -26,6 +34,7 @@ final class GroupSums {
       }
       flat = folded;
       laned = null;
+      few = null;
     } else if (flat == null && laned.length < groupCount * LANES) {
       laned = Arrays.copyOf(laned, Accumulator.grow(laned.length / LANES, groupCount) * LANES);
     } else if (flat != null && flat.length < groupCount) {
@@ -35,7 +44,9 @@ final class GroupSums {
 
   /** Adds {@code values[i]} to group {@code groups[i]} for every {@code i < count}. */
   void addAll(int[] groups, double[] values, int count) {
-    if (flat != null) {
+    if (fewGroups()) {
+      FewGroupSums.addAll(groups, values, count, few);
+    } else if (flat != null) {
       double[] s = flat;
       for (int i = 0; i < count; i++) {
         s[groups[i]] += values[i];
@@ -44,6 +55,23 @@ final class GroupSums {
       double[] s = laned;
       for (int i = 0; i < count; i++) {
         s[groups[i] * LANES + (i & (LANES - 1))] += values[i];
+      }
+    }
+  }
+
+  /** Adds {@code a[i] * b[i]} to group {@code groups[i]} for every {@code i < count}. */
+  void addProducts(int[] groups, double[] a, double[] b, int count) {
+    if (fewGroups()) {
+      FewGroupSums.addProducts(groups, a, b, count, few);
+    } else if (flat != null) {
+      double[] s = flat;
+      for (int i = 0; i < count; i++) {
+        s[groups[i]] += a[i] * b[i];
+      }
+    } else {
+      double[] s = laned;
+      for (int i = 0; i < count; i++) {
+        s[groups[i] * LANES + (i & (LANES - 1))] += a[i] * b[i];
       }
     }
   }
@@ -65,7 +93,9 @@ final class GroupSums {
 
   /** Adds one to group {@code groups[i]} for every {@code i < count}. */
   void countAll(int[] groups, int count) {
-    if (flat != null) {
+    if (fewGroups()) {
+      FewGroupSums.countAll(groups, count, few);
+    } else if (flat != null) {
       double[] s = flat;
       for (int i = 0; i < count; i++) {
         s[groups[i]]++;
@@ -98,6 +128,30 @@ final class GroupSums {
     for (int lane = 1; lane < LANES; lane++) {
       sum += laned[at + lane];
     }
+    if (few != null && group < FewGroupSums.GROUPS) {
+      for (int lane = 0; lane < FewGroupSums.LANES; lane++) {
+        sum += few[group * FewGroupSums.LANES + lane];
+      }
+    }
     return sum;
+  }
+
+  /**
+   * Whether, with {@code groupCount} groups, {@link #addAll} and {@link #countAll} skip rows of
+   * group -1: the SIMD path matches ids to groups, so an id of no group adds nowhere.
+   */
+  static boolean skipsUngrouped(int groupCount) {
+    return Simd.ENABLED && groupCount <= FewGroupSums.GROUPS;
+  }
+
+  /** Whether the batch being added goes through {@link FewGroupSums}, making its sums on first use. */
+  private boolean fewGroups() {
+    if (flat != null || !skipsUngrouped(groups)) {
+      return false;
+    }
+    if (few == null) {
+      few = new double[FewGroupSums.GROUPS * FewGroupSums.LANES];
+    }
+    return true;
   }
 }

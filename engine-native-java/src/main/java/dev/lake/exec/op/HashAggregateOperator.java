@@ -9,6 +9,7 @@ import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -18,9 +19,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * Hash aggregation: drains its input, assigning each row a dense group id by its key values
  * (NULL is a key value like any other, so all NULL keys form one group), updates one
- * {@link Accumulator} per aggregate a batch at a time, then emits keys followed by aggregate
- * values in batches of {@value #BATCH_ROWS} rows. Without keys there is exactly one group, so
- * a global aggregate over no rows still returns one row.
+ * {@link Accumulator} per aggregate a batch at a time (COUNT, SUM and AVG through
+ * {@link SharedAggregates}, which update their common counts and sums once), then emits keys
+ * followed by aggregate values in batches of {@value #BATCH_ROWS} rows. Without keys there is
+ * exactly one group, so a global aggregate over no rows still returns one row.
  */
 public final class HashAggregateOperator implements Operator {
   static final int BATCH_ROWS = 64 * 1024;
@@ -33,6 +35,10 @@ public final class HashAggregateOperator implements Operator {
   /** The distinct aggregate arguments, each evaluated once a batch; -1 in argSlot for count(*). */
   private final List<Kernel> aggArgs;
   private final int[] argSlot;
+  /** For a SUM or AVG of a product, the slot of its second factor ({@link #argSlot} has the first); else -1. */
+  private final int[] factorSlot;
+  /** Whether every argument can be computed for any row without failing (see {@link #total}). */
+  private final boolean argsTotal;
   private final BufferAllocator allocator;
   private final HeapBudget heap;
   private VectorSchemaRoot output;
@@ -47,23 +53,51 @@ public final class HashAggregateOperator implements Operator {
     this.keyTypes = keys.stream().map(Expr::type).toList();
     this.aggs = List.copyOf(aggs);
     this.argSlot = new int[aggs.size()];
+    this.factorSlot = new int[aggs.size()];
     List<Expr> distinct = new ArrayList<>();
     for (int a = 0; a < aggs.size(); a++) {
-      Expr arg = aggs.get(a).arg();
-      if (arg == null) {
+      Expr.Agg agg = aggs.get(a);
+      factorSlot[a] = -1;
+      if (agg.arg() == null) {
         argSlot[a] = -1;
-        continue;
+      } else if (SharedAggregates.sumsProduct(agg)) {
+        // The sum multiplies as it adds: the product is never stored.
+        List<Expr> factors = ((Expr.Call) agg.arg()).args();
+        argSlot[a] = slotOf(factors.get(0), distinct);
+        factorSlot[a] = slotOf(factors.get(1), distinct);
+      } else {
+        argSlot[a] = slotOf(agg.arg(), distinct);
       }
-      int slot = distinct.indexOf(arg);
-      if (slot < 0) {
-        slot = distinct.size();
-        distinct.add(arg);
-      }
-      argSlot[a] = slot;
     }
     this.aggArgs = Kernel.compileShared(distinct);
+    this.argsTotal = distinct.stream().allMatch(HashAggregateOperator::total);
     this.allocator = allocator;
     this.heap = new HeapBudget(allocator, "hash aggregate");
+  }
+
+  private static int slotOf(Expr arg, List<Expr> distinct) {
+    int slot = distinct.indexOf(arg);
+    if (slot < 0) {
+      slot = distinct.size();
+      distinct.add(arg);
+    }
+    return slot;
+  }
+
+  /**
+   * Whether {@code e} never fails, whatever row it is computed for: columns, constants and
+   * floating-point {@code + - *} of them. Such arguments may be computed for rows the filter
+   * dropped; anything that may fail (a division, integer overflow, a cast) must see only kept rows.
+   */
+  private static boolean total(Expr e) {
+    return switch (e) {
+      case Expr.Column c -> true;
+      case Expr.Literal l -> true;
+      case Expr.Call c -> c.type().isFloat()
+          && (c.op() == Expr.Op.ADD || c.op() == Expr.Op.SUB || c.op() == Expr.Op.MUL || c.op() == Expr.Op.NEG)
+          && c.args().stream().allMatch(HashAggregateOperator::total);
+      default -> false;
+    };
   }
 
   /** About how many heap bytes one group holds: its keys, hash table slot and accumulators. */
@@ -108,24 +142,57 @@ public final class HashAggregateOperator implements Operator {
   }
 
   private void aggregate() {
-    List<Accumulator> accumulators = aggs.stream().map(Accumulator::create).toList();
+    SharedAggregates shared = new SharedAggregates();
+    List<Accumulator> accumulators = new ArrayList<>();
+    for (int a = 0; a < aggs.size(); a++) {
+      Accumulator reader = shared.accumulator(aggs.get(a), argSlot[a], factorSlot[a]);
+      accumulators.add(reader != null ? reader : Accumulator.create(aggs.get(a)));
+    }
+    boolean allShared = shared.readers() == aggs.size();
     GroupKeys groupKeys = new GroupKeys(keyExprs);
     long perGroup = bytesPerGroup();
     int charged = 0;
+    int[] groups = new int[0];
+    int[] rowGroups = new int[0];
     Batch batch;
     while ((batch = input.next()) != null) {
       int n = batch.count();
-      int[] groups = new int[n];
+      if (groups.length < n) {
+        groups = new int[n];
+      }
       groupKeys.assign(batch, groups);
       int groupCount = groupKeys.groupCount();
-      heap.charge((groupCount - charged) * perGroup);
-      charged = groupCount;
+      if (groupCount > charged) {
+        heap.charge((groupCount - charged) * perGroup);
+        charged = groupCount;
+      }
+      Batch evaluated = batch;
+      int[] byRow = groups;
+      int rows = n;
+      int physical = batch.root().getRowCount();
+      if (allShared && argsTotal && batch.selection() != null && n >= physical - physical / 8
+          && shared.skipsUngrouped(groupCount)) {
+        // Nearly every row kept: computing the arguments over all rows reads whole buffers
+        // instead of gathering the kept ones, and the dropped rows go to no group (-1).
+        if (rowGroups.length < physical) {
+          rowGroups = new int[physical];
+        }
+        Arrays.fill(rowGroups, 0, physical, -1);
+        int[] sel = batch.selection();
+        for (int i = 0; i < n; i++) {
+          rowGroups[sel[i]] = groups[i];
+        }
+        evaluated = Batch.dense(batch.root());
+        byRow = rowGroups;
+        rows = physical;
+      }
       Col[] args = new Col[aggArgs.size()];
       for (int j = 0; j < args.length; j++) {
-        args[j] = aggArgs.get(j).eval(batch);
+        args[j] = aggArgs.get(j).eval(evaluated);
       }
+      shared.add(byRow, rows, args, groupCount);
       for (int a = 0; a < accumulators.size(); a++) {
-        accumulators.get(a).add(groups, n, argSlot[a] < 0 ? null : args[argSlot[a]], groupCount);
+        accumulators.get(a).add(byRow, rows, argSlot[a] < 0 ? null : args[argSlot[a]], groupCount);
       }
     }
     int groupCount = groupKeys.groupCount();
