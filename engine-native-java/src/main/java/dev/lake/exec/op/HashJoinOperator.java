@@ -61,6 +61,10 @@ public final class HashJoinOperator implements Operator {
   private long[] bucketKeys;
   private int[] bucketRows;
   private int mask;
+  private int directKey;
+  private int[] directFirst;
+  private int[] directNext;
+  private long directMin;
   private VectorSchemaRoot output;
   /** The probe batch being joined (several output batches when its keys match many rows). */
   private Batch current;
@@ -71,6 +75,13 @@ public final class HashJoinOperator implements Operator {
   private long[][] probeLongKeys;
   private long[][] buildLongKeys;
   private int cursor;
+  /**
+   * The matching pairs of the rows being joined: probe rows of the current batch and build rows.
+   * Reused across batches; only the first {@link #pairs} entries are meaningful.
+   */
+  private int[] pairProbe;
+  private int[] pairBuild;
+  private int pairs;
 
   /**
    * @param build gives the table on the first batch: builds it, or returns a shared one
@@ -107,6 +118,10 @@ public final class HashJoinOperator implements Operator {
       bucketKeys = table.bucketKeys;
       bucketRows = table.bucketRows;
       mask = table.mask;
+      directKey = table.directKey;
+      directFirst = table.directFirst;
+      directNext = table.directNext;
+      directMin = table.directMin;
     }
     while (true) {
       closeOutput();
@@ -137,9 +152,10 @@ public final class HashJoinOperator implements Operator {
     for (int k = 0; k < keys.length; k++) {
       keys[k] = probeKeys.get(k).eval(batch);
     }
-    int[] hashes = new int[n];
-    for (Col key : keys) {
-      Cols.hashInto(key, hashes, n);
+    // A direct table is indexed by a key's value: no hashes to compute.
+    int[] hashes = directFirst != null ? null : new int[n];
+    for (int k = 0; hashes != null && k < keys.length; k++) {
+      Cols.hashInto(keys[k], hashes, n);
     }
     // Several integer keys: compare the primitive values (NULL keys never reach the comparison).
     boolean longs = keys.length > 1;
@@ -177,9 +193,39 @@ public final class HashJoinOperator implements Operator {
     int[] hashes = currentHashes;
     boolean firstMatchOnly = residual == null && (type == Type.SEMI || type == Type.ANTI);
     boolean[] matched = currentMatched;
-    int[] pp = new int[Math.max(16, Math.min(n - from, MAX_PAIRS))];
-    int[] bp = new int[pp.length];
-    int pairs = 0;
+    if (pairProbe == null) {
+      pairProbe = new int[Math.max(16, Math.min(n - from, MAX_PAIRS))];
+      pairBuild = new int[pairProbe.length];
+    }
+    pairs = 0;
+    int i = from;
+    if (directFirst != null) {
+      Col.Longs index = (Col.Longs) keys[directKey];
+      long[] probeLongs = index.values;
+      boolean[] probeNulls = index.noNulls() ? null : index.nulls;
+      int[] slots = directFirst;
+      int[] next = directNext;
+      long min = directMin;
+      boolean more = keys.length > 1;
+      for (; i < n && pairs < MAX_PAIRS; i++) {
+        long slot = probeLongs[i] - min;
+        // Unsigned: below min wraps to a huge value. A NULL key matches nothing.
+        if (Long.compareUnsigned(slot, slots.length) >= 0 || (probeNulls != null && probeNulls[i])
+            || (more && hasNullKey(keys, i))) {
+          continue;
+        }
+        for (int r = slots[(int) slot]; r >= 0; r = next == null ? -1 : next[r]) {
+          if (more && !keysEqual(keys, i, r)) {
+            continue;
+          }
+          if (firstMatchOnly) {
+            matched[i] = true;
+            break;
+          }
+          addPair(i, r);
+        }
+      }
+    }
     // One BIGINT/INTEGER/DATE key: the table is laid out by bucket; compare primitive values.
     boolean oneLong = bucketStart != null;
     long[] probeLongs = oneLong ? ((Col.Longs) keys[0]).values : null;
@@ -187,7 +233,6 @@ public final class HashJoinOperator implements Operator {
     boolean probeNoNulls = oneLong && keys[0].noNulls();
     int[] starts = bucketStart;
     long[] candidates = bucketKeys;
-    int i = from;
     for (; oneLong && i < n && pairs < MAX_PAIRS; i++) {
       if (!probeNoNulls && probeNulls[i]) {
         continue;
@@ -204,16 +249,11 @@ public final class HashJoinOperator implements Operator {
           matched[i] = true;
           break;
         }
-        if (pairs == pp.length) {
-          pp = Arrays.copyOf(pp, pairs * 2);
-          bp = Arrays.copyOf(bp, pairs * 2);
-        }
-        pp[pairs] = i;
-        bp[pairs] = r;
-        pairs++;
+        addPair(i, r);
       }
     }
-    for (; !oneLong && i < n && pairs < MAX_PAIRS; i++) {
+    boolean chained = head != null;
+    for (; chained && i < n && pairs < MAX_PAIRS; i++) {
       if (hasNullKey(keys, i)) {
         continue;
       }
@@ -226,17 +266,14 @@ public final class HashJoinOperator implements Operator {
           matched[i] = true;
           break;
         }
-        if (pairs == pp.length) {
-          pp = Arrays.copyOf(pp, pairs * 2);
-          bp = Arrays.copyOf(bp, pairs * 2);
-        }
-        pp[pairs] = i;
-        bp[pairs] = r;
-        pairs++;
+        addPair(i, r);
       }
     }
     int to = i;
     cursor = to;
+    int[] pp = pairProbe;
+    int[] bp = pairBuild;
+    int pairs = this.pairs;
     // Probe columns are read into Java arrays only when materialize cannot copy them directly.
     Col[] probeCols = currentProbeCols;
     int[] selection = null;
@@ -260,7 +297,7 @@ public final class HashJoinOperator implements Operator {
       }
       pairs = kept;
       closeOutput();
-    } else if (!firstMatchOnly) {
+    } else if (type == Type.LEFT) {
       for (int p = 0; p < pairs; p++) {
         matched[pp[p]] = true;
       }
@@ -303,6 +340,17 @@ public final class HashJoinOperator implements Operator {
         return new Batch(batch.root(), sel, count);
       }
     }
+  }
+
+  /** Records a matching pair: probe row {@code i} of the current batch, build row {@code r}. */
+  private void addPair(int i, int r) {
+    if (pairs == pairProbe.length) {
+      pairProbe = Arrays.copyOf(pairProbe, pairs * 2);
+      pairBuild = Arrays.copyOf(pairBuild, pairs * 2);
+    }
+    pairProbe[pairs] = i;
+    pairBuild[pairs] = r;
+    pairs++;
   }
 
   private boolean keysEqual(Col[] keys, int i, int r) {

@@ -17,9 +17,10 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VarCharVector;
 
 /**
- * The build side of a hash join: the build rows in columns, their key columns and hashes, and a
- * chained hash table ({@code head} per bucket, {@code chain} per row) over the rows whose keys can
- * match. Immutable once built, so any number of probe threads read one table without locks. Its
+ * The build side of a hash join: the build rows in columns, their key columns and hashes, and an
+ * index over the rows whose keys can match: an array indexed by the value of a dense integer key
+ * (the direct layout, no hashing), else rows laid out by bucket (one integer key) or a chained
+ * hash table ({@code head} per bucket, {@code chain} per row). Immutable once built, so any number of probe threads read one table without locks. Its
  * heap is charged to the query's allocator ({@link HeapBudget}) until {@link #close()}.
  *
  * <p>A parallel build partitions the work by morsel, not the table: each worker drains morsels
@@ -38,6 +39,17 @@ public final class JoinTable implements AutoCloseable {
    * side meets a small probe side (TPC-H Q4's semi join).
    */
   private static final int BUCKETED_MAX_ROWS = 1 << 20;
+
+  /**
+   * A first integer key whose values span at most this many slots per build row (plus
+   * {@link #DIRECT_SLACK}) is indexed directly by value: one array load finds a row, with no hash
+   * computed on either side and no bucket scanned. Dense keys (surrogate and foreign keys) are
+   * the common case; a filtered build side over a wide key range uses the hash layouts instead,
+   * which stay smaller than a mostly empty array.
+   */
+  private static final int DIRECT_SLOTS_PER_ROW = 4;
+  private static final int DIRECT_SLACK = 1 << 16;
+  private static final int DIRECT_MAX_SHARING = 2;
 
   /** The build columns the join outputs; null where the column is in {@link #strings}. */
   final Col[] columns;
@@ -58,10 +70,28 @@ public final class JoinTable implements AutoCloseable {
   final long[] bucketKeys;
   final int[] bucketRows;
   final int mask;
+  /**
+   * The direct layout, or null: the first build row whose key {@link #directKey} is
+   * {@code directMin + v} at
+   * {@code directFirst[v]} (-1 when none), the next such row at {@link #directNext} (ascending
+   * rows, -1 ending), or {@code directNext} null when no two linked rows share a first key.
+   * Rows with a NULL key that is not null-safe are not linked.
+   */
+  final int directKey;
+  final int[] directFirst;
+  final int[] directNext;
+  final long directMin;
   private final HeapBudget heap;
 
   private JoinTable(Col[] columns, Utf8Column[] strings, Col[] keys, int[] hashes, int[] head, int[] chain,
       int[] bucketStart, long[] bucketKeys, int[] bucketRows, int mask, HeapBudget heap) {
+    this(columns, strings, keys, hashes, head, chain, bucketStart, bucketKeys, bucketRows, mask, -1, null, null,
+        0, heap);
+  }
+
+  private JoinTable(Col[] columns, Utf8Column[] strings, Col[] keys, int[] hashes, int[] head, int[] chain,
+      int[] bucketStart, long[] bucketKeys, int[] bucketRows, int mask, int directKey, int[] directFirst,
+      int[] directNext, long directMin, HeapBudget heap) {
     this.columns = columns;
     this.strings = strings;
     this.keys = keys;
@@ -72,6 +102,10 @@ public final class JoinTable implements AutoCloseable {
     this.bucketKeys = bucketKeys;
     this.bucketRows = bucketRows;
     this.mask = mask;
+    this.directKey = directKey;
+    this.directFirst = directFirst;
+    this.directNext = directNext;
+    this.directMin = directMin;
     this.heap = heap;
   }
 
@@ -150,6 +184,14 @@ public final class JoinTable implements AutoCloseable {
         }
       });
       boolean[] nullSafe = spec.nullSafe();
+      for (int k = 0; k < keys.length; k++) {
+        JoinTable direct = keys[k] instanceof Col.Longs key && !nullSafe[k]
+            ? direct(columns, strings, keys, k, hashes[0], nullSafe, capacity - 1, heap) : null;
+        if (direct != null) {
+          return direct;
+        }
+        control.check();
+      }
       if (keys.length == 1 && keys[0] instanceof Col.Longs key && !nullSafe[0] && n <= BUCKETED_MAX_ROWS) {
         heap.charge(8L * n);
         return bucketed(columns, strings, key, hashes[0], capacity, heap);
@@ -250,6 +292,56 @@ public final class JoinTable implements AutoCloseable {
     }
     return new JoinTable(columns, strings, new Col[] {key}, hashes, null, null, start, bucketKeys,
         bucketRows, mask, heap);
+  }
+
+  /**
+   * The direct layout indexed by key {@code k}, or null when its values are too sparse, or when
+   * other keys exist and this one is not selective (more than {@value #DIRECT_MAX_SHARING} rows
+   * per value on average: every probe would then walk rows that the other keys reject). Rows go
+   * in from last to first, so each slot lists its rows in ascending order, as a chain would.
+   */
+  private static JoinTable direct(Col[] columns, Utf8Column[] strings, Col[] keys, int k, int[] hashes,
+      boolean[] nullSafe, int mask, HeapBudget heap) {
+    long[] values = ((Col.Longs) keys[k]).values;
+    int n = hashes.length;
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (int r = 0; r < n; r++) {
+      if (!hasNullKey(keys, nullSafe, r)) {
+        min = Math.min(min, values[r]);
+        max = Math.max(max, values[r]);
+      }
+    }
+    // A negative span is one that overflowed; no rows that can match leave min > max.
+    long span = max - min;
+    if (min > max || span < 0 || span >= (long) DIRECT_SLOTS_PER_ROW * n + DIRECT_SLACK) {
+      return null;
+    }
+    int slots = (int) span + 1;
+    heap.charge(4L * slots);
+    int[] first = new int[slots];
+    Arrays.fill(first, -1);
+    int[] next = new int[n];
+    int linked = 0;
+    int shared = 0;
+    for (int r = n - 1; r >= 0; r--) {
+      if (hasNullKey(keys, nullSafe, r)) {
+        continue;
+      }
+      int slot = (int) (values[r] - min);
+      next[r] = first[slot];
+      first[slot] = r;
+      linked++;
+      if (next[r] >= 0) {
+        shared++;
+      }
+    }
+    if (keys.length > 1 && linked > DIRECT_MAX_SHARING * (linked - shared)) {
+      // The charge stays until the table closes: the budget has no partial release.
+      return null;
+    }
+    return new JoinTable(columns, strings, keys, hashes, null, null, null, null, null, mask, k, first,
+        shared > 0 ? next : null, min, heap);
   }
 
   static boolean hasNullKey(Col[] keys, boolean[] nullSafe, int row) {
