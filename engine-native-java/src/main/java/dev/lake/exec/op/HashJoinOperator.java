@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -399,6 +400,10 @@ public final class HashJoinOperator implements Operator {
         Utf8Column bytes = table.strings[c];
         if (bytes != null && v instanceof VarCharVector utf8) {
           bytes.gather(bp, count, utf8);
+          continue;
+        }
+        if (table.fixed[c] != null) {
+          table.fixed[c].gather(bp, count, (BaseFixedWidthVector) v);
           continue;
         }
         Col values = bytes != null ? bytes.toCol() : buildCols[c];

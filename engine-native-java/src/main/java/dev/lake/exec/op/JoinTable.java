@@ -13,8 +13,12 @@ import dev.lake.exec.expr.Kernel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * The build side of a hash join: the build rows in columns, their key columns and hashes, and an
@@ -55,6 +59,8 @@ public final class JoinTable implements AutoCloseable {
   final Col[] columns;
   /** String build columns as UTF-8 bytes, or null entries. */
   final Utf8Column[] strings;
+  /** Fixed-width build columns as their vectors' bytes, or null entries. */
+  final FixedColumn[] fixed;
   final Col[] keys;
   final int[] hashes;
   /** Chained buckets for composite or null-safe keys: null when {@link #bucketStart} is used. */
@@ -83,17 +89,18 @@ public final class JoinTable implements AutoCloseable {
   final long directMin;
   private final HeapBudget heap;
 
-  private JoinTable(Col[] columns, Utf8Column[] strings, Col[] keys, int[] hashes, int[] head, int[] chain,
+  private JoinTable(Col[] columns, Raw raw, Col[] keys, int[] hashes, int[] head, int[] chain,
       int[] bucketStart, long[] bucketKeys, int[] bucketRows, int mask, HeapBudget heap) {
-    this(columns, strings, keys, hashes, head, chain, bucketStart, bucketKeys, bucketRows, mask, -1, null, null,
+    this(columns, raw, keys, hashes, head, chain, bucketStart, bucketKeys, bucketRows, mask, -1, null, null,
         0, heap);
   }
 
-  private JoinTable(Col[] columns, Utf8Column[] strings, Col[] keys, int[] hashes, int[] head, int[] chain,
+  private JoinTable(Col[] columns, Raw raw, Col[] keys, int[] hashes, int[] head, int[] chain,
       int[] bucketStart, long[] bucketKeys, int[] bucketRows, int mask, int directKey, int[] directFirst,
       int[] directNext, long directMin, HeapBudget heap) {
     this.columns = columns;
-    this.strings = strings;
+    this.strings = raw.strings();
+    this.fixed = raw.fixed();
     this.keys = keys;
     this.hashes = hashes;
     this.head = head;
@@ -165,13 +172,19 @@ public final class JoinTable implements AutoCloseable {
     try {
       heap.charge(partBytes + 4L * n + 4L * capacity + 4L * n);
       Col[] columns = new Col[spec.keepsBuildColumns() ? buildTypes.size() : 0];
-      Utf8Column[] strings = new Utf8Column[columns.length];
+      Raw raw = new Raw(new Utf8Column[columns.length], new FixedColumn[columns.length]);
+      List<Field> fields = spec.combined().getFields()
+          .subList(spec.probeTypes().size(), spec.combined().getFields().size());
       Col[] keys = new Col[keyTypes.size()];
       int[][] hashes = new int[1][];
       // One task per column, per key column and for the hashes: plain copies in morsel order.
       MorselWorkers.run(columns.length + keys.length + 1, threads, control, (t, workers) -> {
-        if (t < columns.length && asBytes(parts, t)) {
-          strings[t] = Utf8Column.concat(parts.stream().flatMap(p -> p.strings.get(t).stream()).toList());
+        if (t < columns.length && allKept(parts, p -> p.strings, t, Utf8Column::toCol)) {
+          raw.strings()[t] = Utf8Column.concat(parts.stream().flatMap(p -> p.strings.get(t).stream()).toList());
+        } else if (t < columns.length
+            && allKept(parts, p -> p.fixed, t, bytes -> bytes.toCol(fields.get(t), allocator))) {
+          List<FixedColumn> all = parts.stream().flatMap(p -> p.fixed.get(t).stream()).toList();
+          raw.fixed()[t] = FixedColumn.concat(all, all.isEmpty() ? 0 : all.getFirst().width);
         } else if (t < columns.length) {
           columns[t] = Cols.concat(parts.stream().flatMap(p -> p.columns.get(t).stream()).toList(),
               buildTypes.get(t));
@@ -186,7 +199,7 @@ public final class JoinTable implements AutoCloseable {
       boolean[] nullSafe = spec.nullSafe();
       for (int k = 0; k < keys.length; k++) {
         JoinTable direct = keys[k] instanceof Col.Longs key && !nullSafe[k]
-            ? direct(columns, strings, keys, k, hashes[0], nullSafe, capacity - 1, heap) : null;
+            ? direct(columns, raw, keys, k, hashes[0], nullSafe, capacity - 1, heap) : null;
         if (direct != null) {
           return direct;
         }
@@ -194,12 +207,12 @@ public final class JoinTable implements AutoCloseable {
       }
       if (keys.length == 1 && keys[0] instanceof Col.Longs key && !nullSafe[0] && n <= BUCKETED_MAX_ROWS) {
         heap.charge(8L * n);
-        return bucketed(columns, strings, key, hashes[0], capacity, heap);
+        return bucketed(columns, raw, key, hashes[0], capacity, heap);
       }
       int[] head = new int[capacity];
       Arrays.fill(head, -1);
       int[] chain = new int[n];
-      JoinTable table = new JoinTable(columns, strings, keys, hashes[0], head, chain, null, null, null,
+      JoinTable table = new JoinTable(columns, raw, keys, hashes[0], head, chain, null, null, null,
           capacity - 1, heap);
       control.check();
       table.link(nullSafe);
@@ -211,21 +224,27 @@ public final class JoinTable implements AutoCloseable {
   }
 
   /**
-   * Whether build column {@code c} was kept as UTF-8 bytes by every part. A part whose batches
-   * came in another vector type kept values instead; then all parts' bytes become values too.
+   * Whether build column {@code c} was kept as bytes ({@code raw}: strings or fixed-width) by
+   * every part. A part whose batches came in another vector type kept values instead; then all
+   * parts' bytes become values too.
    */
-  private static boolean asBytes(List<Part> parts, int c) {
-    if (parts.stream().allMatch(p -> p.strings.get(c) != null)) {
+  private static <R> boolean allKept(List<Part> parts, Function<Part, List<List<R>>> raw, int c,
+      Function<R, Col> toCol) {
+    if (parts.stream().allMatch(p -> raw.apply(p).get(c) != null)) {
       return true;
     }
     for (Part p : parts) {
-      if (p.strings.get(c) != null) {
-        p.strings.get(c).forEach(bytes -> p.columns.get(c).add(bytes.toCol()));
-        p.strings.set(c, null);
+      List<R> kept = raw.apply(p).get(c);
+      if (kept != null) {
+        kept.forEach(bytes -> p.columns.get(c).add(toCol.apply(bytes)));
+        raw.apply(p).set(c, null);
       }
     }
     return false;
   }
+
+  /** The build columns kept as bytes, by kind; null entries for the others. */
+  private record Raw(Utf8Column[] strings, FixedColumn[] fixed) {}
 
   private static int[] concatHashes(List<Part> parts) {
     int n = 0;
@@ -264,7 +283,7 @@ public final class JoinTable implements AutoCloseable {
    * stable, so each bucket lists its rows in ascending order, as a chain would). Rows with a NULL
    * key can match nothing and are left out.
    */
-  private static JoinTable bucketed(Col[] columns, Utf8Column[] strings, Col.Longs key, int[] hashes,
+  private static JoinTable bucketed(Col[] columns, Raw raw, Col.Longs key, int[] hashes,
       int capacity, HeapBudget heap) {
     int mask = capacity - 1;
     int n = hashes.length;
@@ -290,7 +309,7 @@ public final class JoinTable implements AutoCloseable {
         bucketRows[at] = r;
       }
     }
-    return new JoinTable(columns, strings, new Col[] {key}, hashes, null, null, start, bucketKeys,
+    return new JoinTable(columns, raw, new Col[] {key}, hashes, null, null, start, bucketKeys,
         bucketRows, mask, heap);
   }
 
@@ -300,7 +319,7 @@ public final class JoinTable implements AutoCloseable {
    * per value on average: every probe would then walk rows that the other keys reject). Rows go
    * in from last to first, so each slot lists its rows in ascending order, as a chain would.
    */
-  private static JoinTable direct(Col[] columns, Utf8Column[] strings, Col[] keys, int k, int[] hashes,
+  private static JoinTable direct(Col[] columns, Raw raw, Col[] keys, int k, int[] hashes,
       boolean[] nullSafe, int mask, HeapBudget heap) {
     long[] values = ((Col.Longs) keys[k]).values;
     int n = hashes.length;
@@ -340,7 +359,7 @@ public final class JoinTable implements AutoCloseable {
       // The charge stays until the table closes: the budget has no partial release.
       return null;
     }
-    return new JoinTable(columns, strings, keys, hashes, null, null, null, null, null, mask, k, first,
+    return new JoinTable(columns, raw, keys, hashes, null, null, null, null, null, mask, k, first,
         shared > 0 ? next : null, min, heap);
   }
 
@@ -372,6 +391,10 @@ public final class JoinTable implements AutoCloseable {
     final List<List<Col>> columns = new ArrayList<>();
     /** Per column: its parts as UTF-8 bytes, or null when the column is read into a Col. */
     final List<List<Utf8Column>> strings = new ArrayList<>();
+    /** Per column: its parts as fixed-width bytes, or null when the column is read otherwise. */
+    final List<List<FixedColumn>> fixed = new ArrayList<>();
+    /** Per column: the Arrow type of the join's output, which bytes kept must have. */
+    private final List<ArrowType> outputTypes;
     final List<List<Col>> keys = new ArrayList<>();
     final List<int[]> hashes = new ArrayList<>();
     int rows;
@@ -382,9 +405,14 @@ public final class JoinTable implements AutoCloseable {
       this.keyKernels = spec.buildKeys().stream().map(Kernel::compile).toList();
       this.keepColumns = spec.keepsBuildColumns();
       this.heap = heap;
+      List<Field> fields = spec.combined().getFields();
+      this.outputTypes = fields.subList(spec.probeTypes().size(), fields.size()).stream()
+          .map(Field::getType).toList();
       for (int c = 0; keepColumns && c < spec.buildTypes().size(); c++) {
+        boolean utf8 = spec.buildTypes().get(c).kind() == SqlType.Kind.UTF8;
         columns.add(new ArrayList<>());
-        strings.add(spec.buildTypes().get(c).kind() == SqlType.Kind.UTF8 ? new ArrayList<>() : null);
+        strings.add(utf8 ? new ArrayList<>() : null);
+        fixed.add(utf8 ? null : new ArrayList<>());
       }
       for (Expr ignored : spec.buildKeys()) {
         keys.add(new ArrayList<>());
@@ -395,17 +423,25 @@ public final class JoinTable implements AutoCloseable {
       int n = batch.count();
       long added = 4L * n;
       for (int c = 0; c < columns.size(); c++) {
-        if (strings.get(c) != null && batch.root().getVector(c) instanceof VarCharVector utf8) {
+        FieldVector vector = batch.root().getVector(c);
+        if (strings.get(c) != null && vector instanceof VarCharVector utf8) {
           Utf8Column col = Utf8Column.read(utf8, batch);
           added += col.heapBytes();
           strings.get(c).add(col);
+        } else if (fixed.get(c) != null && FixedColumn.fits(vector)
+            && vector.getField().getType().equals(outputTypes.get(c))) {
+          FixedColumn col = FixedColumn.read(vector, batch);
+          added += col.heapBytes();
+          fixed.get(c).add(col);
         } else {
-          // Not a plain VarChar vector after all: keep the whole column as values.
-          if (strings.get(c) != null && !strings.get(c).isEmpty()) {
+          // Not the vector type bytes are kept for after all: keep the whole column as values.
+          if ((strings.get(c) != null && !strings.get(c).isEmpty())
+              || (fixed.get(c) != null && !fixed.get(c).isEmpty())) {
             throw new IllegalStateException("build column " + c + " changed its vector type");
           }
           strings.set(c, null);
-          Col col = Vectors.read(batch.root().getVector(c), batch);
+          fixed.set(c, null);
+          Col col = Vectors.read(vector, batch);
           added += HeapBudget.bytes(col);
           columns.get(c).add(col);
         }

@@ -5,7 +5,11 @@ import dev.lake.exec.Col;
 import dev.lake.exec.ExecutionException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import dev.lake.exec.Vectors;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.VarCharVector;
 
 /**
@@ -101,14 +105,24 @@ final class Utf8Column {
     }
     target.clear();
     target.allocateNew(Math.max(1, total), n);
+    // Straight into the vector's buffers: VarCharVector.set checks capacity and validity per row.
+    MemorySegment from = MemorySegment.ofArray(data);
+    MemorySegment to = Vectors.segment(target.getDataBuffer());
+    MemorySegment outOffsets = Vectors.segment(target.getOffsetBuffer());
+    ArrowBuf validity = target.getValidityBuffer();
+    int at = 0;
+    outOffsets.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, 0, 0);
     for (int i = 0; i < n; i++) {
       int r = rows[i];
-      if (r < 0 || nulls[r]) {
-        target.setNull(i);
-      } else {
-        target.set(i, data, offsets[r], offsets[r + 1] - offsets[r]);
+      if (r >= 0 && !nulls[r]) {
+        int length = offsets[r + 1] - offsets[r];
+        MemorySegment.copy(from, offsets[r], to, at, length);
+        at += length;
+        BitVectorHelper.setBit(validity, i);
       }
+      outOffsets.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i + 1, at);
     }
+    target.setLastSet(n - 1);
     target.setValueCount(n);
   }
 
