@@ -97,11 +97,58 @@ final class FixedColumn {
    */
   void gather(int[] rows, int n, BaseFixedWidthVector target) {
     target.allocateNew(n);
-    MemorySegment to = Vectors.segment(target.getDataBuffer());
-    MemorySegment from = MemorySegment.ofArray(data);
     // With no build rows every row is NULL and there are no bytes to copy.
-    switch (size == 0 ? 0 : width) {
-      case 0 -> { }
+    if (size > 0) {
+      copyRows(MemorySegment.ofArray(data), width, rows, n, Vectors.segment(target.getDataBuffer()));
+    }
+    setAllValid(target.getValidityBuffer(), n);
+    for (int i = 0; i < n; i++) {
+      int r = rows[i];
+      if (r < 0 || (nulls != null && nulls[r])) {
+        target.setNull(i);
+      }
+    }
+    target.setValueCount(n);
+  }
+
+  /**
+   * Writes rows {@code rows[0..n)} of {@code source} into {@code target}, a vector of the same
+   * type (a probe column of a join's output); false, writing nothing, when the vector's values
+   * are not kept as plain fixed-width bytes.
+   */
+  static boolean gather(FieldVector source, int[] rows, int n, FieldVector target) {
+    if (!fits(source) || !source.getField().getType().equals(target.getField().getType())) {
+      return false;
+    }
+    BaseFixedWidthVector out = (BaseFixedWidthVector) target;
+    out.allocateNew(n);
+    copyRows(Vectors.segment(source.getDataBuffer()), ((BaseFixedWidthVector) source).getTypeWidth(), rows, n,
+        Vectors.segment(out.getDataBuffer()));
+    setAllValid(out.getValidityBuffer(), n);
+    for (int i = 0; source.getNullCount() != 0 && i < n; i++) {
+      if (source.isNull(rows[i])) {
+        out.setNull(i);
+      }
+    }
+    out.setValueCount(n);
+    return true;
+  }
+
+  /**
+   * Copies the {@code width}-byte values at {@code rows[0..n)} of {@code from} to positions
+   * {@code 0..n-1} of {@code to}; a negative row copies row 0 (its validity bit is cleared
+   * after). Common widths move as whole words: a bulk copy per value costs several times more.
+   */
+  private static void copyRows(MemorySegment from, int width, int[] rows, int n, MemorySegment to) {
+    switch (width) {
+      case 16 -> {
+        for (int i = 0; i < n; i++) {
+          long at = 2L * Math.max(rows[i], 0);
+          to.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, 2L * i, from.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, at));
+          to.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, 2L * i + 1,
+              from.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, at + 1));
+        }
+      }
       case 8 -> {
         for (int i = 0; i < n; i++) {
           int r = Math.max(rows[i], 0);
@@ -120,20 +167,14 @@ final class FixedColumn {
         }
       }
     }
-    // A NULL's bytes are whatever row 0 (or the NULL row) held: only the validity bit counts.
-    ArrowBuf validity = target.getValidityBuffer();
+  }
+
+  private static void setAllValid(ArrowBuf validity, int n) {
     int full = n / 8;
     validity.setOne(0, full);
     if (n % 8 != 0) {
       validity.setByte(full, (1 << (n % 8)) - 1);
     }
-    for (int i = 0; i < n; i++) {
-      int r = rows[i];
-      if (r < 0 || (nulls != null && nulls[r])) {
-        target.setNull(i);
-      }
-    }
-    target.setValueCount(n);
   }
 
   /**

@@ -387,7 +387,7 @@ public final class HashJoinOperator implements Operator {
               rows[p] = batch.row(pp[p]);
             }
           }
-          if (Vectors.gatherWithoutNulls(source, rows, count, v)) {
+          if (FixedColumn.gather(source, rows, count, v) || Vectors.gatherWithoutNulls(source, rows, count, v)) {
             continue;
           }
           probeCols[c] = Vectors.read(source, batch);
