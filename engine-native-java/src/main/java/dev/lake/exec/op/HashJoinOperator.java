@@ -64,7 +64,8 @@ public final class HashJoinOperator implements Operator {
   private int mask;
   private int directKey;
   private int[] directFirst;
-  private int[] directNext;
+  private int[] directStart;
+  private int[] directRows;
   private long directMin;
   private VectorSchemaRoot output;
   /** The probe batch being joined (several output batches when its keys match many rows). */
@@ -121,7 +122,8 @@ public final class HashJoinOperator implements Operator {
       mask = table.mask;
       directKey = table.directKey;
       directFirst = table.directFirst;
-      directNext = table.directNext;
+      directStart = table.directStart;
+      directRows = table.directRows;
       directMin = table.directMin;
     }
     while (true) {
@@ -154,7 +156,7 @@ public final class HashJoinOperator implements Operator {
       keys[k] = probeKeys.get(k).eval(batch);
     }
     // A direct table is indexed by a key's value: no hashes to compute.
-    int[] hashes = directFirst != null ? null : new int[n];
+    int[] hashes = directFirst != null || directStart != null ? null : new int[n];
     for (int k = 0; hashes != null && k < keys.length; k++) {
       Cols.hashInto(keys[k], hashes, n);
     }
@@ -200,22 +202,42 @@ public final class HashJoinOperator implements Operator {
     }
     pairs = 0;
     int i = from;
-    if (directFirst != null) {
+    if (directFirst != null || directStart != null) {
       Col.Longs index = (Col.Longs) keys[directKey];
       long[] probeLongs = index.values;
       boolean[] probeNulls = index.noNulls() ? null : index.nulls;
-      int[] slots = directFirst;
-      int[] next = directNext;
+      // Both arrays hold one entry per value and one more.
+      int values = (directFirst != null ? directFirst.length : directStart.length) - 1;
       long min = directMin;
       boolean more = keys.length > 1;
       for (; i < n && pairs < MAX_PAIRS; i++) {
         long slot = probeLongs[i] - min;
         // Unsigned: below min wraps to a huge value. A NULL key matches nothing.
-        if (Long.compareUnsigned(slot, slots.length) >= 0 || (probeNulls != null && probeNulls[i])
+        if (Long.compareUnsigned(slot, values) >= 0 || (probeNulls != null && probeNulls[i])
             || (more && hasNullKey(keys, i))) {
           continue;
         }
-        for (int r = slots[(int) slot]; r >= 0; r = next == null ? -1 : next[r]) {
+        int v = (int) slot;
+        if (directFirst != null) {
+          int r = directFirst[v];
+          if (r >= 0 && (!more || keysEqual(keys, i, r))) {
+            if (firstMatchOnly) {
+              matched[i] = true;
+            } else {
+              addPair(i, r);
+            }
+          }
+          continue;
+        }
+        int start = directStart[v];
+        int end = directStart[v + 1];
+        if (firstMatchOnly && !more) {
+          // Any row of the value matches: no need to read which.
+          matched[i] = start < end;
+          continue;
+        }
+        for (int j = start; j < end; j++) {
+          int r = directRows[j];
           if (more && !keysEqual(keys, i, r)) {
             continue;
           }

@@ -77,27 +77,29 @@ public final class JoinTable implements AutoCloseable {
   final int[] bucketRows;
   final int mask;
   /**
-   * The direct layout, or null: the first build row whose key {@link #directKey} is
-   * {@code directMin + v} at
-   * {@code directFirst[v]} (-1 when none), the next such row at {@link #directNext} (ascending
-   * rows, -1 ending), or {@code directNext} null when no two linked rows share a first key.
+   * The direct layout, or nulls: for build rows whose key {@link #directKey} is
+   * {@code directMin + v}, when no two rows share a value, the row at {@code directFirst[v]} (-1
+   * when none); else the rows (ascending) at {@code directRows[directStart[v] ..
+   * directStart[v + 1])}, so that a probe reads the rows of a value from one place instead of
+   * following a chain through memory.
    * Rows with a NULL key that is not null-safe are not linked.
    */
   final int directKey;
   final int[] directFirst;
-  final int[] directNext;
+  final int[] directStart;
+  final int[] directRows;
   final long directMin;
   private final HeapBudget heap;
 
   private JoinTable(Col[] columns, Raw raw, Col[] keys, int[] hashes, int[] head, int[] chain,
       int[] bucketStart, long[] bucketKeys, int[] bucketRows, int mask, HeapBudget heap) {
     this(columns, raw, keys, hashes, head, chain, bucketStart, bucketKeys, bucketRows, mask, -1, null, null,
-        0, heap);
+        null, 0, heap);
   }
 
   private JoinTable(Col[] columns, Raw raw, Col[] keys, int[] hashes, int[] head, int[] chain,
       int[] bucketStart, long[] bucketKeys, int[] bucketRows, int mask, int directKey, int[] directFirst,
-      int[] directNext, long directMin, HeapBudget heap) {
+      int[] directStart, int[] directRows, long directMin, HeapBudget heap) {
     this.columns = columns;
     this.strings = raw.strings();
     this.fixed = raw.fixed();
@@ -111,7 +113,8 @@ public final class JoinTable implements AutoCloseable {
     this.mask = mask;
     this.directKey = directKey;
     this.directFirst = directFirst;
-    this.directNext = directNext;
+    this.directStart = directStart;
+    this.directRows = directRows;
     this.directMin = directMin;
     this.heap = heap;
   }
@@ -337,30 +340,49 @@ public final class JoinTable implements AutoCloseable {
       return null;
     }
     int slots = (int) span + 1;
-    heap.charge(4L * slots);
-    int[] first = new int[slots];
-    Arrays.fill(first, -1);
-    int[] next = new int[n];
+    heap.charge(4L * slots + 4L);
+    // Rows per value, then, as running sums, where each value's rows end.
+    int[] start = new int[slots + 1];
     int linked = 0;
-    int shared = 0;
-    for (int r = n - 1; r >= 0; r--) {
-      if (hasNullKey(keys, nullSafe, r)) {
-        continue;
-      }
-      int slot = (int) (values[r] - min);
-      next[r] = first[slot];
-      first[slot] = r;
-      linked++;
-      if (next[r] >= 0) {
-        shared++;
+    for (int r = 0; r < n; r++) {
+      if (!hasNullKey(keys, nullSafe, r)) {
+        start[(int) (values[r] - min)]++;
+        linked++;
       }
     }
-    if (keys.length > 1 && linked > DIRECT_MAX_SHARING * (linked - shared)) {
+    int distinct = 0;
+    for (int v = 0, sum = 0; v < slots; v++) {
+      distinct += start[v] > 0 ? 1 : 0;
+      sum += start[v];
+      start[v] = sum;
+    }
+    start[slots] = linked;
+    if (keys.length > 1 && linked > DIRECT_MAX_SHARING * distinct) {
       // The charge stays until the table closes: the budget has no partial release.
       return null;
     }
-    return new JoinTable(columns, raw, keys, hashes, null, null, null, null, null, mask, k, first,
-        shared > 0 ? next : null, min, heap);
+    if (linked == distinct) {
+      // Unique values: the slot holds the row itself.
+      int[] first = start;
+      Arrays.fill(first, -1);
+      for (int r = 0; r < n; r++) {
+        if (!hasNullKey(keys, nullSafe, r)) {
+          first[(int) (values[r] - min)] = r;
+        }
+      }
+      return new JoinTable(columns, raw, keys, hashes, null, null, null, null, null, mask, k, first, null, null,
+          min, heap);
+    }
+    // Filled from the last row back, so each value's rows end up ascending and start[v] ends at
+    // the first of them.
+    int[] rows = new int[linked];
+    for (int r = n - 1; r >= 0; r--) {
+      if (!hasNullKey(keys, nullSafe, r)) {
+        rows[--start[(int) (values[r] - min)]] = r;
+      }
+    }
+    return new JoinTable(columns, raw, keys, hashes, null, null, null, null, null, mask, k, null, start, rows,
+        min, heap);
   }
 
   static boolean hasNullKey(Col[] keys, boolean[] nullSafe, int row) {

@@ -34,9 +34,16 @@ class HashJoinLayoutsTest {
       for (int seed = 0; seed < 6; seed++) {
         List<List<Object>> build = rows(new Random(seed), 300, 60, v -> v - 20);
         List<List<Object>> probe = rows(new Random(seed + 100), 500, 80, v -> v - 30);
+        // Each key at most once (the slot holds the row), and a NULL key now and then.
+        List<List<Object>> unique = new ArrayList<>();
+        for (long k = -20; k < 40; k++) {
+          Long key = k % 7 == 0 ? null : k;
+          unique.add(Arrays.asList(key, key, k * 3 % 100));
+        }
         for (HashJoinOperator.Type type : HashJoinOperator.Type.values()) {
           for (boolean residual : new boolean[] {false, true}) {
             assertJoinMatchesNestedLoop(build, probe, type, 1, residual, allocator, Layout.DIRECT);
+            assertJoinMatchesNestedLoop(unique, probe, type, 1, residual, allocator, Layout.DIRECT);
           }
         }
       }
@@ -98,7 +105,8 @@ class HashJoinLayoutsTest {
     try (Operator buildInput = values(build, allocator);
         JoinTable table = JoinTable.build(buildInput, spec, 1, allocator)) {
       if (layout != null) {
-        assertEquals(layout == Layout.DIRECT, table.directFirst != null, "direct layout");
+        assertEquals(layout == Layout.DIRECT, table.directFirst != null || table.directStart != null,
+            "direct layout");
         assertEquals(layout == Layout.BUCKETED, table.bucketStart != null, "bucketed layout");
         assertEquals(layout == Layout.CHAINED, table.head != null, "chained layout");
       }
