@@ -21,16 +21,17 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * The build side of a hash join: the build rows in columns, their key columns and hashes, and an
- * index over the rows whose keys can match: an array indexed by the value of a dense integer key
- * (the direct layout, no hashing), else rows laid out by bucket (one integer key) or a chained
- * hash table ({@code head} per bucket, {@code chain} per row). Immutable once built, so any number of probe threads read one table without locks. Its
- * heap is charged to the query's allocator ({@link HeapBudget}) until {@link #close()}.
+ * The build side of a hash join: the build rows in columns, their key columns, and an index
+ * over the rows whose keys can match: an array indexed by the value of a dense integer key (the
+ * direct layout, no hashing), else rows laid out by bucket (one integer key) or a chained hash
+ * table ({@code head} per bucket, {@code chain} per row). Immutable once built, so any number of
+ * probe threads read one table without locks. Its heap is charged to the query's allocator
+ * ({@link HeapBudget}) until {@link #close()}.
  *
  * <p>A parallel build partitions the work by morsel, not the table: each worker drains morsels
- * of the build pipeline into columns, key columns and hashes of its own (no sharing, no locks);
- * the parts are concatenated in morsel order, one column per task on the workers; then one pass
- * links the rows into the chains. That pass is a few percent of a build; run by several workers
+ * of the build pipeline into columns and key columns of its own (no sharing, no locks); the
+ * parts are concatenated in morsel order, one column per task on the workers; then one pass
+ * indexes the rows (hashing them first unless the layout is direct). That pass is a few percent of a build; run by several workers
  * over ranges of buckets it was several times slower, because workers walking the rows in step
  * write neighbouring {@code chain} entries (false sharing), and a concurrent table would need
  * atomics and lose the order below. Every chain lists its rows in ascending order, so the table,
@@ -63,6 +64,7 @@ public final class JoinTable implements AutoCloseable {
   /** Fixed-width build columns as their vectors' bytes, or null entries. */
   final FixedColumn[] fixed;
   final Col[] keys;
+  /** The rows' key hashes; null in the direct layout, which needs none. */
   final int[] hashes;
   /** Chained buckets for composite or null-safe keys: null when {@link #bucketStart} is used. */
   final int[] head;
@@ -180,9 +182,8 @@ public final class JoinTable implements AutoCloseable {
       List<Field> fields = spec.combined().getFields()
           .subList(spec.probeTypes().size(), spec.combined().getFields().size());
       Col[] keys = new Col[keyTypes.size()];
-      int[][] hashes = new int[1][];
-      // One task per column, per key column and for the hashes: plain copies in morsel order.
-      MorselWorkers.run(columns.length + keys.length + 1, threads, control, (t, workers) -> {
+      // One task per column and per key column: plain copies in morsel order.
+      MorselWorkers.run(columns.length + keys.length, threads, control, (t, workers) -> {
         if (t < columns.length && allKept(parts, p -> p.strings, t, Utf8Column::toCol)) {
           raw.strings()[t] = Utf8Column.concat(parts.stream().flatMap(p -> p.strings.get(t).stream()).toList());
         } else if (t < columns.length
@@ -192,32 +193,35 @@ public final class JoinTable implements AutoCloseable {
         } else if (t < columns.length) {
           columns[t] = Cols.concat(parts.stream().flatMap(p -> p.columns.get(t).stream()).toList(),
               buildTypes.get(t));
-        } else if (t < columns.length + keys.length) {
+        } else {
           int k = t - columns.length;
           keys[k] = Cols.concat(parts.stream().flatMap(p -> p.keys.get(k).stream()).toList(),
               keyTypes.get(k));
-        } else {
-          hashes[0] = concatHashes(parts);
         }
       });
       boolean[] nullSafe = spec.nullSafe();
       boolean[] unmatchable = unmatchable(keys, nullSafe, n);
       for (int k = 0; k < keys.length; k++) {
         JoinTable direct = keys[k] instanceof Col.Longs && !nullSafe[k]
-            ? direct(columns, raw, keys, k, hashes[0], unmatchable, capacity - 1, heap) : null;
+            ? direct(columns, raw, keys, k, n, unmatchable, heap) : null;
         if (direct != null) {
           return direct;
         }
         control.check();
       }
+      // Hashed only now: a direct table needs no hashes, and large build sides are mostly direct.
+      int[] hashes = new int[n];
+      for (Col key : keys) {
+        Cols.hashInto(key, hashes, n);
+      }
       if (keys.length == 1 && keys[0] instanceof Col.Longs key && !nullSafe[0] && n <= BUCKETED_MAX_ROWS) {
         heap.charge(8L * n);
-        return bucketed(columns, raw, key, hashes[0], capacity, heap);
+        return bucketed(columns, raw, key, hashes, capacity, heap);
       }
       int[] head = new int[capacity];
       Arrays.fill(head, -1);
       int[] chain = new int[n];
-      JoinTable table = new JoinTable(columns, raw, keys, hashes[0], head, chain, null, null, null,
+      JoinTable table = new JoinTable(columns, raw, keys, hashes, head, chain, null, null, null,
           capacity - 1, heap);
       control.check();
       table.link(nullSafe);
@@ -250,22 +254,6 @@ public final class JoinTable implements AutoCloseable {
 
   /** The build columns kept as bytes, by kind; null entries for the others. */
   private record Raw(Utf8Column[] strings, FixedColumn[] fixed) {}
-
-  private static int[] concatHashes(List<Part> parts) {
-    int n = 0;
-    for (Part p : parts) {
-      n += p.rows;
-    }
-    int[] out = new int[n];
-    int at = 0;
-    for (Part p : parts) {
-      for (int[] h : p.hashes) {
-        System.arraycopy(h, 0, out, at, h.length);
-        at += h.length;
-      }
-    }
-    return out;
-  }
 
   /**
    * Chains the rows into their buckets. Rows go in from last to first, so each chain lists its
@@ -324,10 +312,9 @@ public final class JoinTable implements AutoCloseable {
    * per value on average: every probe would then walk rows that the other keys reject). Rows go
    * in from last to first, so each slot lists its rows in ascending order, as a chain would.
    */
-  private static JoinTable direct(Col[] columns, Raw raw, Col[] keys, int k, int[] hashes,
-      boolean[] unmatchable, int mask, HeapBudget heap) {
+  private static JoinTable direct(Col[] columns, Raw raw, Col[] keys, int k, int n,
+      boolean[] unmatchable, HeapBudget heap) {
     long[] values = ((Col.Longs) keys[k]).values;
-    int n = hashes.length;
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
     for (int r = 0; r < n; r++) {
@@ -372,7 +359,7 @@ public final class JoinTable implements AutoCloseable {
           first[(int) (values[r] - min)] = r;
         }
       }
-      return new JoinTable(columns, raw, keys, hashes, null, null, null, null, null, mask, k, first, null, null,
+      return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k, first, null, null,
           min, heap);
     }
     // Filled from the last row back, so each value's rows end up ascending and start[v] ends at
@@ -383,7 +370,7 @@ public final class JoinTable implements AutoCloseable {
         rows[--start[(int) (values[r] - min)]] = r;
       }
     }
-    return new JoinTable(columns, raw, keys, hashes, null, null, null, null, null, mask, k, null, start, rows,
+    return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k, null, start, rows,
         min, heap);
   }
 
@@ -416,18 +403,13 @@ public final class JoinTable implements AutoCloseable {
     return false;
   }
 
-  /** Build rows. */
-  int rows() {
-    return hashes.length;
-  }
-
   /** Returns the table's heap to the budget. */
   @Override
   public void close() {
     heap.close();
   }
 
-  /** The rows of one morsel (or of a whole serial build): columns, keys and hashes per batch. */
+  /** The rows of one morsel (or of a whole serial build): columns and keys per batch. */
   private static final class Part {
     private final List<Kernel> keyKernels;
     private final boolean keepColumns;
@@ -440,7 +422,6 @@ public final class JoinTable implements AutoCloseable {
     /** Per column: the Arrow type of the join's output, which bytes kept must have. */
     private final List<ArrowType> outputTypes;
     final List<List<Col>> keys = new ArrayList<>();
-    final List<int[]> hashes = new ArrayList<>();
     int rows;
     long bytes;
 
@@ -490,15 +471,12 @@ public final class JoinTable implements AutoCloseable {
           columns.get(c).add(col);
         }
       }
-      int[] h = new int[n];
       for (int k = 0; k < keyKernels.size(); k++) {
         Col key = keyKernels.get(k).eval(batch);
         added += HeapBudget.bytes(key);
         keys.get(k).add(key);
-        Cols.hashInto(key, h, n);
       }
       heap.charge(added);
-      hashes.add(h);
       rows += n;
       bytes += added;
     }
