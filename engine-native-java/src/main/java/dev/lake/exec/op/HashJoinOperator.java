@@ -46,6 +46,7 @@ public final class HashJoinOperator implements Operator {
   private final List<Kernel> probeKeys;
   private final boolean[] nullSafe;
   private final Kernel residual;
+  private final boolean firstMatchOnly;
   private final List<SqlType> probeTypes;
   private final List<SqlType> buildTypes;
   private final Schema combined;
@@ -100,6 +101,7 @@ public final class HashJoinOperator implements Operator {
     this.probeKeys = spec.probeKeys().stream().map(Kernel::compile).toList();
     this.nullSafe = spec.nullSafe();
     this.residual = spec.residual() == null ? null : Kernel.compile(spec.residual());
+    this.firstMatchOnly = spec.firstMatchOnly();
     this.probeTypes = spec.probeTypes();
     this.buildTypes = spec.buildTypes();
     this.combined = spec.combined();
@@ -194,7 +196,7 @@ public final class HashJoinOperator implements Operator {
     int from = cursor;
     Col[] keys = currentKeys;
     int[] hashes = currentHashes;
-    boolean firstMatchOnly = residual == null && (type == Type.SEMI || type == Type.ANTI);
+    boolean firstMatchOnly = this.firstMatchOnly;
     boolean[] matched = currentMatched;
     if (pairProbe == null) {
       pairProbe = new int[Math.max(16, Math.min(n - from, MAX_PAIRS))];

@@ -203,7 +203,7 @@ public final class JoinTable implements AutoCloseable {
       boolean[] unmatchable = unmatchable(keys, nullSafe, n);
       for (int k = 0; k < keys.length; k++) {
         JoinTable direct = keys[k] instanceof Col.Longs && !nullSafe[k]
-            ? direct(columns, raw, keys, k, n, unmatchable, heap) : null;
+            ? direct(columns, raw, keys, k, n, unmatchable, spec.firstMatchOnly(), heap) : null;
         if (direct != null) {
           return direct;
         }
@@ -307,13 +307,14 @@ public final class JoinTable implements AutoCloseable {
   }
 
   /**
-   * The direct layout indexed by key {@code k}, or null when its values are too sparse, or when
+   * The direct layout indexed by key {@code k} (a row per value when {@code firstMatchOnly} and
+   * there is no other key), or null when its values are too sparse, or when
    * other keys exist and this one is not selective (more than {@value #DIRECT_MAX_SHARING} rows
-   * per value on average: every probe would then walk rows that the other keys reject). Rows go
-   * in from last to first, so each slot lists its rows in ascending order, as a chain would.
+   * per value on average: every probe would then walk rows that the other keys reject). Each
+   * value lists its rows in ascending order, as a chain would.
    */
   private static JoinTable direct(Col[] columns, Raw raw, Col[] keys, int k, int n,
-      boolean[] unmatchable, HeapBudget heap) {
+      boolean[] unmatchable, boolean firstMatchOnly, HeapBudget heap) {
     long[] values = ((Col.Longs) keys[k]).values;
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
@@ -330,6 +331,18 @@ public final class JoinTable implements AutoCloseable {
     }
     int slots = (int) span + 1;
     heap.charge(4L * slots + 4L);
+    if (firstMatchOnly && keys.length == 1) {
+      // A semi or anti join asks only whether a value has a row: any one of them will do.
+      int[] any = new int[slots + 1];
+      Arrays.fill(any, -1);
+      for (int r = 0; r < n; r++) {
+        if (unmatchable == null || !unmatchable[r]) {
+          any[(int) (values[r] - min)] = r;
+        }
+      }
+      return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k, any, null, null,
+          min, heap);
+    }
     // Rows per value, then, as running sums, where each value's rows end.
     int[] start = new int[slots + 1];
     int linked = 0;
