@@ -333,15 +333,8 @@ public final class JoinTable implements AutoCloseable {
     heap.charge(4L * slots + 4L);
     if (firstMatchOnly && keys.length == 1) {
       // A semi or anti join asks only whether a value has a row: any one of them will do.
-      int[] any = new int[slots + 1];
-      Arrays.fill(any, -1);
-      for (int r = 0; r < n; r++) {
-        if (unmatchable == null || !unmatchable[r]) {
-          any[(int) (values[r] - min)] = r;
-        }
-      }
-      return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k, any, null, null,
-          min, heap);
+      return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k,
+          rowPerValue(new int[slots + 1], values, min, n, unmatchable), null, null, min, heap);
     }
     // Rows per value, then, as running sums, where each value's rows end.
     int[] start = new int[slots + 1];
@@ -364,16 +357,9 @@ public final class JoinTable implements AutoCloseable {
       return null;
     }
     if (linked == distinct) {
-      // Unique values: the slot holds the row itself.
-      int[] first = start;
-      Arrays.fill(first, -1);
-      for (int r = 0; r < n; r++) {
-        if (unmatchable == null || !unmatchable[r]) {
-          first[(int) (values[r] - min)] = r;
-        }
-      }
-      return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k, first, null, null,
-          min, heap);
+      // Unique values: the slot holds the row itself (in the array the counts were in).
+      return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k,
+          rowPerValue(start, values, min, n, unmatchable), null, null, min, heap);
     }
     // Filled from the last row back, so each value's rows end up ascending and start[v] ends at
     // the first of them.
@@ -385,6 +371,17 @@ public final class JoinTable implements AutoCloseable {
     }
     return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k, null, start, rows,
         min, heap);
+  }
+
+  /** Fills {@code slots} with a row per value ({@code min + v} at {@code v}, -1 for none). */
+  private static int[] rowPerValue(int[] slots, long[] values, long min, int n, boolean[] unmatchable) {
+    Arrays.fill(slots, -1);
+    for (int r = 0; r < n; r++) {
+      if (unmatchable == null || !unmatchable[r]) {
+        slots[(int) (values[r] - min)] = r;
+      }
+    }
+    return slots;
   }
 
   /**
