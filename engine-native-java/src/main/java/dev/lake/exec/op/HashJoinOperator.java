@@ -85,6 +85,9 @@ public final class HashJoinOperator implements Operator {
   private int[] pairProbe;
   private int[] pairBuild;
   private int pairs;
+  /** Per probe row, its slot in a direct table and the entry it read there. */
+  private int[] slotScratch;
+  private int[] entryScratch;
 
   /**
    * @param build gives the table on the first batch: builds it, or returns a shared one
@@ -205,51 +208,7 @@ public final class HashJoinOperator implements Operator {
     pairs = 0;
     int i = from;
     if (directFirst != null || directStart != null) {
-      Col.Longs index = (Col.Longs) keys[directKey];
-      long[] probeLongs = index.values;
-      boolean[] probeNulls = index.noNulls() ? null : index.nulls;
-      // Both arrays hold one entry per value and one more.
-      int values = (directFirst != null ? directFirst.length : directStart.length) - 1;
-      long min = directMin;
-      boolean more = keys.length > 1;
-      for (; i < n && pairs < MAX_PAIRS; i++) {
-        long slot = probeLongs[i] - min;
-        // Unsigned: below min wraps to a huge value. A NULL key matches nothing.
-        if (Long.compareUnsigned(slot, values) >= 0 || (probeNulls != null && probeNulls[i])
-            || (more && hasNullKey(keys, i))) {
-          continue;
-        }
-        int v = (int) slot;
-        if (directFirst != null) {
-          int r = directFirst[v];
-          if (r >= 0 && (!more || keysEqual(keys, i, r))) {
-            if (firstMatchOnly) {
-              matched[i] = true;
-            } else {
-              addPair(i, r);
-            }
-          }
-          continue;
-        }
-        int start = directStart[v];
-        int end = directStart[v + 1];
-        if (firstMatchOnly && !more) {
-          // Any row of the value matches: no need to read which.
-          matched[i] = start < end;
-          continue;
-        }
-        for (int j = start; j < end; j++) {
-          int r = directRows[j];
-          if (more && !keysEqual(keys, i, r)) {
-            continue;
-          }
-          if (firstMatchOnly) {
-            matched[i] = true;
-            break;
-          }
-          addPair(i, r);
-        }
-      }
+      i = probeDirect(keys, from, n, matched);
     }
     // One BIGINT/INTEGER/DATE key: the table is laid out by bucket; compare primitive values.
     boolean oneLong = bucketStart != null;
@@ -365,6 +324,72 @@ public final class HashJoinOperator implements Operator {
         return new Batch(batch.root(), sel, count);
       }
     }
+  }
+
+  /**
+   * Probes a direct table with rows {@code from..} of the current batch until they end or about
+   * {@value #MAX_PAIRS} pairs are found; returns the row after the last one probed. First every
+   * row's slot is read, in a loop without branches, so that the processor keeps many of these
+   * loads (cache misses on a large table) in flight at once; then the slots are matched.
+   */
+  private int probeDirect(Col[] keys, int from, int n, boolean[] matched) {
+    Col.Longs index = (Col.Longs) keys[directKey];
+    long[] probeLongs = index.values;
+    boolean[] probeNulls = index.noNulls() ? null : index.nulls;
+    int[] table = directFirst != null ? directFirst : directStart;
+    int values = table.length - 2;
+    long min = directMin;
+    if (slotScratch == null || slotScratch.length < n) {
+      slotScratch = new int[n];
+      entryScratch = new int[n];
+    }
+    int[] slot = slotScratch;
+    int[] entry = entryScratch;
+    for (int i = from; i < n; i++) {
+      long v = probeLongs[i] - min;
+      // Unsigned: below min wraps to a huge value. NULL and out-of-range keys read the empty entry.
+      boolean miss = Long.compareUnsigned(v, values) >= 0 || (probeNulls != null && probeNulls[i]);
+      slot[i] = miss ? values : (int) v;
+      entry[i] = table[slot[i]];
+    }
+    boolean more = keys.length > 1;
+    int i = from;
+    for (; i < n && pairs < MAX_PAIRS; i++) {
+      if (directFirst != null) {
+        int r = entry[i];
+        if (r >= 0 && (!more || (!hasNullKey(keys, i) && keysEqual(keys, i, r)))) {
+          if (firstMatchOnly) {
+            matched[i] = true;
+          } else {
+            addPair(i, r);
+          }
+        }
+        continue;
+      }
+      // The value's end is next to its start, which the first loop brought into the cache.
+      int start = entry[i];
+      int end = directStart[slot[i] + 1];
+      if (firstMatchOnly && !more) {
+        // Any row of the value matches: no need to read which.
+        matched[i] = start < end;
+        continue;
+      }
+      if (more && hasNullKey(keys, i)) {
+        continue;
+      }
+      for (int j = start; j < end; j++) {
+        int r = directRows[j];
+        if (more && !keysEqual(keys, i, r)) {
+          continue;
+        }
+        if (firstMatchOnly) {
+          matched[i] = true;
+          break;
+        }
+        addPair(i, r);
+      }
+    }
+    return i;
   }
 
   /** Records a matching pair: probe row {@code i} of the current batch, build row {@code r}. */

@@ -84,7 +84,8 @@ public final class JoinTable implements AutoCloseable {
    * {@code directMin + v}, when no two rows share a value, the row at {@code directFirst[v]} (-1
    * when none); else the rows (ascending) at {@code directRows[directStart[v] ..
    * directStart[v + 1])}, so that a probe reads the rows of a value from one place instead of
-   * following a chain through memory.
+   * following a chain through memory. Both arrays end with two more entries than values, an
+   * empty one at {@code v = values} where a probe outside the range looks without a branch.
    * Rows with a NULL key that is not null-safe are not linked.
    */
   final int directKey;
@@ -334,10 +335,10 @@ public final class JoinTable implements AutoCloseable {
     if (firstMatchOnly && keys.length == 1) {
       // A semi or anti join asks only whether a value has a row: any one of them will do.
       return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k,
-          rowPerValue(new int[slots + 1], values, min, n, unmatchable), null, null, min, heap);
+          rowPerValue(new int[slots + 2], values, min, n, unmatchable), null, null, min, heap);
     }
     // Rows per value, then, as running sums, where each value's rows end.
-    int[] start = new int[slots + 1];
+    int[] start = new int[slots + 2];
     int linked = 0;
     for (int r = 0; r < n; r++) {
       if (unmatchable == null || !unmatchable[r]) {
@@ -352,6 +353,7 @@ public final class JoinTable implements AutoCloseable {
       start[v] = sum;
     }
     start[slots] = linked;
+    start[slots + 1] = linked;
     if (keys.length > 1 && linked > DIRECT_MAX_SHARING * distinct) {
       // The charge stays until the table closes: the budget has no partial release.
       return null;
