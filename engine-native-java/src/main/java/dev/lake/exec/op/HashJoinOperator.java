@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -45,6 +46,7 @@ public final class HashJoinOperator implements Operator {
   private final List<Kernel> probeKeys;
   private final boolean[] nullSafe;
   private final Kernel residual;
+  private final boolean firstMatchOnly;
   private final List<SqlType> probeTypes;
   private final List<SqlType> buildTypes;
   private final Schema combined;
@@ -61,6 +63,11 @@ public final class HashJoinOperator implements Operator {
   private long[] bucketKeys;
   private int[] bucketRows;
   private int mask;
+  private int directKey;
+  private int[] directFirst;
+  private int[] directStart;
+  private int[] directRows;
+  private long directMin;
   private VectorSchemaRoot output;
   /** The probe batch being joined (several output batches when its keys match many rows). */
   private Batch current;
@@ -71,6 +78,16 @@ public final class HashJoinOperator implements Operator {
   private long[][] probeLongKeys;
   private long[][] buildLongKeys;
   private int cursor;
+  /**
+   * The matching pairs of the rows being joined: probe rows of the current batch and build rows.
+   * Reused across batches; only the first {@link #pairs} entries are meaningful.
+   */
+  private int[] pairProbe;
+  private int[] pairBuild;
+  private int pairs;
+  /** Per probe row, its slot in a direct table and the entry it read there. */
+  private int[] slotScratch;
+  private int[] entryScratch;
 
   /**
    * @param build gives the table on the first batch: builds it, or returns a shared one
@@ -87,6 +104,7 @@ public final class HashJoinOperator implements Operator {
     this.probeKeys = spec.probeKeys().stream().map(Kernel::compile).toList();
     this.nullSafe = spec.nullSafe();
     this.residual = spec.residual() == null ? null : Kernel.compile(spec.residual());
+    this.firstMatchOnly = spec.firstMatchOnly();
     this.probeTypes = spec.probeTypes();
     this.buildTypes = spec.buildTypes();
     this.combined = spec.combined();
@@ -107,6 +125,11 @@ public final class HashJoinOperator implements Operator {
       bucketKeys = table.bucketKeys;
       bucketRows = table.bucketRows;
       mask = table.mask;
+      directKey = table.directKey;
+      directFirst = table.directFirst;
+      directStart = table.directStart;
+      directRows = table.directRows;
+      directMin = table.directMin;
     }
     while (true) {
       closeOutput();
@@ -137,9 +160,10 @@ public final class HashJoinOperator implements Operator {
     for (int k = 0; k < keys.length; k++) {
       keys[k] = probeKeys.get(k).eval(batch);
     }
-    int[] hashes = new int[n];
-    for (Col key : keys) {
-      Cols.hashInto(key, hashes, n);
+    // A direct table is indexed by a key's value: no hashes to compute.
+    int[] hashes = directFirst != null || directStart != null ? null : new int[n];
+    for (int k = 0; hashes != null && k < keys.length; k++) {
+      Cols.hashInto(keys[k], hashes, n);
     }
     // Several integer keys: compare the primitive values (NULL keys never reach the comparison).
     boolean longs = keys.length > 1;
@@ -175,11 +199,17 @@ public final class HashJoinOperator implements Operator {
     int from = cursor;
     Col[] keys = currentKeys;
     int[] hashes = currentHashes;
-    boolean firstMatchOnly = residual == null && (type == Type.SEMI || type == Type.ANTI);
+    boolean firstMatchOnly = this.firstMatchOnly;
     boolean[] matched = currentMatched;
-    int[] pp = new int[Math.max(16, Math.min(n - from, MAX_PAIRS))];
-    int[] bp = new int[pp.length];
-    int pairs = 0;
+    if (pairProbe == null) {
+      pairProbe = new int[Math.max(16, Math.min(n - from, MAX_PAIRS))];
+      pairBuild = new int[pairProbe.length];
+    }
+    pairs = 0;
+    int i = from;
+    if (directFirst != null || directStart != null) {
+      i = probeDirect(keys, from, n, matched);
+    }
     // One BIGINT/INTEGER/DATE key: the table is laid out by bucket; compare primitive values.
     boolean oneLong = bucketStart != null;
     long[] probeLongs = oneLong ? ((Col.Longs) keys[0]).values : null;
@@ -187,7 +217,6 @@ public final class HashJoinOperator implements Operator {
     boolean probeNoNulls = oneLong && keys[0].noNulls();
     int[] starts = bucketStart;
     long[] candidates = bucketKeys;
-    int i = from;
     for (; oneLong && i < n && pairs < MAX_PAIRS; i++) {
       if (!probeNoNulls && probeNulls[i]) {
         continue;
@@ -204,16 +233,11 @@ public final class HashJoinOperator implements Operator {
           matched[i] = true;
           break;
         }
-        if (pairs == pp.length) {
-          pp = Arrays.copyOf(pp, pairs * 2);
-          bp = Arrays.copyOf(bp, pairs * 2);
-        }
-        pp[pairs] = i;
-        bp[pairs] = r;
-        pairs++;
+        addPair(i, r);
       }
     }
-    for (; !oneLong && i < n && pairs < MAX_PAIRS; i++) {
+    boolean chained = head != null;
+    for (; chained && i < n && pairs < MAX_PAIRS; i++) {
       if (hasNullKey(keys, i)) {
         continue;
       }
@@ -226,17 +250,14 @@ public final class HashJoinOperator implements Operator {
           matched[i] = true;
           break;
         }
-        if (pairs == pp.length) {
-          pp = Arrays.copyOf(pp, pairs * 2);
-          bp = Arrays.copyOf(bp, pairs * 2);
-        }
-        pp[pairs] = i;
-        bp[pairs] = r;
-        pairs++;
+        addPair(i, r);
       }
     }
     int to = i;
     cursor = to;
+    int[] pp = pairProbe;
+    int[] bp = pairBuild;
+    int pairs = this.pairs;
     // Probe columns are read into Java arrays only when materialize cannot copy them directly.
     Col[] probeCols = currentProbeCols;
     int[] selection = null;
@@ -260,7 +281,7 @@ public final class HashJoinOperator implements Operator {
       }
       pairs = kept;
       closeOutput();
-    } else if (!firstMatchOnly) {
+    } else if (type == Type.LEFT) {
       for (int p = 0; p < pairs; p++) {
         matched[pp[p]] = true;
       }
@@ -305,6 +326,83 @@ public final class HashJoinOperator implements Operator {
     }
   }
 
+  /**
+   * Probes a direct table with rows {@code from..} of the current batch until they end or about
+   * {@value #MAX_PAIRS} pairs are found; returns the row after the last one probed. First every
+   * row's slot is read, in a loop without branches, so that the processor keeps many of these
+   * loads (cache misses on a large table) in flight at once; then the slots are matched.
+   */
+  private int probeDirect(Col[] keys, int from, int n, boolean[] matched) {
+    Col.Longs index = (Col.Longs) keys[directKey];
+    long[] probeLongs = index.values;
+    boolean[] probeNulls = index.noNulls() ? null : index.nulls;
+    int[] table = directFirst != null ? directFirst : directStart;
+    int values = table.length - 2;
+    long min = directMin;
+    if (slotScratch == null || slotScratch.length < n) {
+      slotScratch = new int[n];
+      entryScratch = new int[n];
+    }
+    int[] slot = slotScratch;
+    int[] entry = entryScratch;
+    for (int i = from; i < n; i++) {
+      long v = probeLongs[i] - min;
+      // Unsigned: below min wraps to a huge value. NULL and out-of-range keys read the empty entry.
+      boolean miss = Long.compareUnsigned(v, values) >= 0 || (probeNulls != null && probeNulls[i]);
+      slot[i] = miss ? values : (int) v;
+      entry[i] = table[slot[i]];
+    }
+    boolean more = keys.length > 1;
+    int i = from;
+    for (; i < n && pairs < MAX_PAIRS; i++) {
+      if (directFirst != null) {
+        int r = entry[i];
+        if (r >= 0 && (!more || (!hasNullKey(keys, i) && keysEqual(keys, i, r)))) {
+          if (firstMatchOnly) {
+            matched[i] = true;
+          } else {
+            addPair(i, r);
+          }
+        }
+        continue;
+      }
+      // The value's end is next to its start, which the first loop brought into the cache.
+      int start = entry[i];
+      int end = directStart[slot[i] + 1];
+      if (firstMatchOnly && !more) {
+        // Any row of the value matches: no need to read which.
+        matched[i] = start < end;
+        continue;
+      }
+      if (more && hasNullKey(keys, i)) {
+        continue;
+      }
+      for (int j = start; j < end; j++) {
+        int r = directRows[j];
+        if (more && !keysEqual(keys, i, r)) {
+          continue;
+        }
+        if (firstMatchOnly) {
+          matched[i] = true;
+          break;
+        }
+        addPair(i, r);
+      }
+    }
+    return i;
+  }
+
+  /** Records a matching pair: probe row {@code i} of the current batch, build row {@code r}. */
+  private void addPair(int i, int r) {
+    if (pairs == pairProbe.length) {
+      pairProbe = Arrays.copyOf(pairProbe, pairs * 2);
+      pairBuild = Arrays.copyOf(pairBuild, pairs * 2);
+    }
+    pairProbe[pairs] = i;
+    pairBuild[pairs] = r;
+    pairs++;
+  }
+
   private boolean keysEqual(Col[] keys, int i, int r) {
     if (probeLongKeys != null) {
       for (int k = 0; k < probeLongKeys.length; k++) {
@@ -338,7 +436,7 @@ public final class HashJoinOperator implements Operator {
               rows[p] = batch.row(pp[p]);
             }
           }
-          if (Vectors.gatherWithoutNulls(source, rows, count, v)) {
+          if (FixedColumn.gather(source, rows, count, v) || Vectors.gatherWithoutNulls(source, rows, count, v)) {
             continue;
           }
           probeCols[c] = Vectors.read(source, batch);
@@ -351,6 +449,10 @@ public final class HashJoinOperator implements Operator {
         Utf8Column bytes = table.strings[c];
         if (bytes != null && v instanceof VarCharVector utf8) {
           bytes.gather(bp, count, utf8);
+          continue;
+        }
+        if (table.fixed[c] != null) {
+          table.fixed[c].gather(bp, count, (BaseFixedWidthVector) v);
           continue;
         }
         Col values = bytes != null ? bytes.toCol() : buildCols[c];

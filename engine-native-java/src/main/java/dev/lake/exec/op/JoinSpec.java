@@ -41,6 +41,11 @@ public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Ex
     return type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT || residual != null;
   }
 
+  /** Whether a probe row needs only to know that some build row matches (SEMI, ANTI, no residual). */
+  boolean firstMatchOnly() {
+    return residual == null && (type == HashJoinOperator.Type.SEMI || type == HashJoinOperator.Type.ANTI);
+  }
+
   /** The keys' common types. */
   List<SqlType> keyTypes() {
     return probeKeys.stream().map(Expr::type).toList();

@@ -13,19 +13,25 @@ import dev.lake.exec.expr.Kernel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * The build side of a hash join: the build rows in columns, their key columns and hashes, and a
- * chained hash table ({@code head} per bucket, {@code chain} per row) over the rows whose keys can
- * match. Immutable once built, so any number of probe threads read one table without locks. Its
- * heap is charged to the query's allocator ({@link HeapBudget}) until {@link #close()}.
+ * The build side of a hash join: the build rows in columns, their key columns, and an index
+ * over the rows whose keys can match: an array indexed by the value of a dense integer key (the
+ * direct layout, no hashing), else rows laid out by bucket (one integer key) or a chained hash
+ * table ({@code head} per bucket, {@code chain} per row). Immutable once built, so any number of
+ * probe threads read one table without locks. Its heap is charged to the query's allocator
+ * ({@link HeapBudget}) until {@link #close()}.
  *
  * <p>A parallel build partitions the work by morsel, not the table: each worker drains morsels
- * of the build pipeline into columns, key columns and hashes of its own (no sharing, no locks);
- * the parts are concatenated in morsel order, one column per task on the workers; then one pass
- * links the rows into the chains. That pass is a few percent of a build; run by several workers
+ * of the build pipeline into columns and key columns of its own (no sharing, no locks); the
+ * parts are concatenated in morsel order, one column per task on the workers; then one pass
+ * indexes the rows (hashing them first unless the layout is direct). That pass is a few percent of a build; run by several workers
  * over ranges of buckets it was several times slower, because workers walking the rows in step
  * write neighbouring {@code chain} entries (false sharing), and a concurrent table would need
  * atomics and lose the order below. Every chain lists its rows in ascending order, so the table,
@@ -39,11 +45,26 @@ public final class JoinTable implements AutoCloseable {
    */
   private static final int BUCKETED_MAX_ROWS = 1 << 20;
 
+  /**
+   * An integer key whose values span at most this many slots per build row (plus
+   * {@link #DIRECT_SLACK}) is indexed directly by value: one array load finds a row, with no hash
+   * computed on either side and no bucket scanned. Dense keys (surrogate and foreign keys) are
+   * the common case; a key that skips values (TPC-H's order keys use one in four) and a quarter of
+   * whose rows pass a filter still qualifies, since one load into a larger array beats the three
+   * dependent loads of a bucket. Sparser keys use the hash layouts, which stay smaller.
+   */
+  private static final int DIRECT_SLOTS_PER_ROW = 16;
+  private static final int DIRECT_SLACK = 1 << 16;
+  private static final int DIRECT_MAX_SHARING = 2;
+
   /** The build columns the join outputs; null where the column is in {@link #strings}. */
   final Col[] columns;
   /** String build columns as UTF-8 bytes, or null entries. */
   final Utf8Column[] strings;
+  /** Fixed-width build columns as their vectors' bytes, or null entries. */
+  final FixedColumn[] fixed;
   final Col[] keys;
+  /** The rows' key hashes; null in the direct layout, which needs none. */
   final int[] hashes;
   /** Chained buckets for composite or null-safe keys: null when {@link #bucketStart} is used. */
   final int[] head;
@@ -58,12 +79,34 @@ public final class JoinTable implements AutoCloseable {
   final long[] bucketKeys;
   final int[] bucketRows;
   final int mask;
+  /**
+   * The direct layout, or nulls: for build rows whose key {@link #directKey} is
+   * {@code directMin + v}, when no two rows share a value, the row at {@code directFirst[v]} (-1
+   * when none); else the rows (ascending) at {@code directRows[directStart[v] ..
+   * directStart[v + 1])}, so that a probe reads the rows of a value from one place instead of
+   * following a chain through memory. Both arrays end with two more entries than values, an
+   * empty one at {@code v = values} where a probe outside the range looks without a branch.
+   * Rows with a NULL key that is not null-safe are not linked.
+   */
+  final int directKey;
+  final int[] directFirst;
+  final int[] directStart;
+  final int[] directRows;
+  final long directMin;
   private final HeapBudget heap;
 
-  private JoinTable(Col[] columns, Utf8Column[] strings, Col[] keys, int[] hashes, int[] head, int[] chain,
+  private JoinTable(Col[] columns, Raw raw, Col[] keys, int[] hashes, int[] head, int[] chain,
       int[] bucketStart, long[] bucketKeys, int[] bucketRows, int mask, HeapBudget heap) {
+    this(columns, raw, keys, hashes, head, chain, bucketStart, bucketKeys, bucketRows, mask, -1, null, null,
+        null, 0, heap);
+  }
+
+  private JoinTable(Col[] columns, Raw raw, Col[] keys, int[] hashes, int[] head, int[] chain,
+      int[] bucketStart, long[] bucketKeys, int[] bucketRows, int mask, int directKey, int[] directFirst,
+      int[] directStart, int[] directRows, long directMin, HeapBudget heap) {
     this.columns = columns;
-    this.strings = strings;
+    this.strings = raw.strings();
+    this.fixed = raw.fixed();
     this.keys = keys;
     this.hashes = hashes;
     this.head = head;
@@ -72,6 +115,11 @@ public final class JoinTable implements AutoCloseable {
     this.bucketKeys = bucketKeys;
     this.bucketRows = bucketRows;
     this.mask = mask;
+    this.directKey = directKey;
+    this.directFirst = directFirst;
+    this.directStart = directStart;
+    this.directRows = directRows;
+    this.directMin = directMin;
     this.heap = heap;
   }
 
@@ -131,33 +179,50 @@ public final class JoinTable implements AutoCloseable {
     try {
       heap.charge(partBytes + 4L * n + 4L * capacity + 4L * n);
       Col[] columns = new Col[spec.keepsBuildColumns() ? buildTypes.size() : 0];
-      Utf8Column[] strings = new Utf8Column[columns.length];
+      Raw raw = new Raw(new Utf8Column[columns.length], new FixedColumn[columns.length]);
+      List<Field> fields = spec.combined().getFields()
+          .subList(spec.probeTypes().size(), spec.combined().getFields().size());
       Col[] keys = new Col[keyTypes.size()];
-      int[][] hashes = new int[1][];
-      // One task per column, per key column and for the hashes: plain copies in morsel order.
-      MorselWorkers.run(columns.length + keys.length + 1, threads, control, (t, workers) -> {
-        if (t < columns.length && asBytes(parts, t)) {
-          strings[t] = Utf8Column.concat(parts.stream().flatMap(p -> p.strings.get(t).stream()).toList());
+      // One task per column and per key column: plain copies in morsel order.
+      MorselWorkers.run(columns.length + keys.length, threads, control, (t, workers) -> {
+        if (t < columns.length && allKept(parts, p -> p.strings, t, Utf8Column::toCol)) {
+          raw.strings()[t] = Utf8Column.concat(parts.stream().flatMap(p -> p.strings.get(t).stream()).toList());
+        } else if (t < columns.length
+            && allKept(parts, p -> p.fixed, t, bytes -> bytes.toCol(fields.get(t), allocator))) {
+          List<FixedColumn> all = parts.stream().flatMap(p -> p.fixed.get(t).stream()).toList();
+          raw.fixed()[t] = FixedColumn.concat(all, all.isEmpty() ? 0 : all.getFirst().width);
         } else if (t < columns.length) {
           columns[t] = Cols.concat(parts.stream().flatMap(p -> p.columns.get(t).stream()).toList(),
               buildTypes.get(t));
-        } else if (t < columns.length + keys.length) {
+        } else {
           int k = t - columns.length;
           keys[k] = Cols.concat(parts.stream().flatMap(p -> p.keys.get(k).stream()).toList(),
               keyTypes.get(k));
-        } else {
-          hashes[0] = concatHashes(parts);
         }
       });
       boolean[] nullSafe = spec.nullSafe();
+      boolean[] unmatchable = unmatchable(keys, nullSafe, n);
+      for (int k = 0; k < keys.length; k++) {
+        JoinTable direct = keys[k] instanceof Col.Longs && !nullSafe[k]
+            ? direct(columns, raw, keys, k, n, unmatchable, spec.firstMatchOnly(), heap) : null;
+        if (direct != null) {
+          return direct;
+        }
+        control.check();
+      }
+      // Hashed only now: a direct table needs no hashes, and large build sides are mostly direct.
+      int[] hashes = new int[n];
+      for (Col key : keys) {
+        Cols.hashInto(key, hashes, n);
+      }
       if (keys.length == 1 && keys[0] instanceof Col.Longs key && !nullSafe[0] && n <= BUCKETED_MAX_ROWS) {
         heap.charge(8L * n);
-        return bucketed(columns, strings, key, hashes[0], capacity, heap);
+        return bucketed(columns, raw, key, hashes, capacity, heap);
       }
       int[] head = new int[capacity];
       Arrays.fill(head, -1);
       int[] chain = new int[n];
-      JoinTable table = new JoinTable(columns, strings, keys, hashes[0], head, chain, null, null, null,
+      JoinTable table = new JoinTable(columns, raw, keys, hashes, head, chain, null, null, null,
           capacity - 1, heap);
       control.check();
       table.link(nullSafe);
@@ -169,37 +234,27 @@ public final class JoinTable implements AutoCloseable {
   }
 
   /**
-   * Whether build column {@code c} was kept as UTF-8 bytes by every part. A part whose batches
-   * came in another vector type kept values instead; then all parts' bytes become values too.
+   * Whether build column {@code c} was kept as bytes ({@code raw}: strings or fixed-width) by
+   * every part. A part whose batches came in another vector type kept values instead; then all
+   * parts' bytes become values too.
    */
-  private static boolean asBytes(List<Part> parts, int c) {
-    if (parts.stream().allMatch(p -> p.strings.get(c) != null)) {
+  private static <R> boolean allKept(List<Part> parts, Function<Part, List<List<R>>> raw, int c,
+      Function<R, Col> toCol) {
+    if (parts.stream().allMatch(p -> raw.apply(p).get(c) != null)) {
       return true;
     }
     for (Part p : parts) {
-      if (p.strings.get(c) != null) {
-        p.strings.get(c).forEach(bytes -> p.columns.get(c).add(bytes.toCol()));
-        p.strings.set(c, null);
+      List<R> kept = raw.apply(p).get(c);
+      if (kept != null) {
+        kept.forEach(bytes -> p.columns.get(c).add(toCol.apply(bytes)));
+        raw.apply(p).set(c, null);
       }
     }
     return false;
   }
 
-  private static int[] concatHashes(List<Part> parts) {
-    int n = 0;
-    for (Part p : parts) {
-      n += p.rows;
-    }
-    int[] out = new int[n];
-    int at = 0;
-    for (Part p : parts) {
-      for (int[] h : p.hashes) {
-        System.arraycopy(h, 0, out, at, h.length);
-        at += h.length;
-      }
-    }
-    return out;
-  }
+  /** The build columns kept as bytes, by kind; null entries for the others. */
+  private record Raw(Utf8Column[] strings, FixedColumn[] fixed) {}
 
   /**
    * Chains the rows into their buckets. Rows go in from last to first, so each chain lists its
@@ -222,7 +277,7 @@ public final class JoinTable implements AutoCloseable {
    * stable, so each bucket lists its rows in ascending order, as a chain would). Rows with a NULL
    * key can match nothing and are left out.
    */
-  private static JoinTable bucketed(Col[] columns, Utf8Column[] strings, Col.Longs key, int[] hashes,
+  private static JoinTable bucketed(Col[] columns, Raw raw, Col.Longs key, int[] hashes,
       int capacity, HeapBudget heap) {
     int mask = capacity - 1;
     int n = hashes.length;
@@ -248,8 +303,107 @@ public final class JoinTable implements AutoCloseable {
         bucketRows[at] = r;
       }
     }
-    return new JoinTable(columns, strings, new Col[] {key}, hashes, null, null, start, bucketKeys,
+    return new JoinTable(columns, raw, new Col[] {key}, hashes, null, null, start, bucketKeys,
         bucketRows, mask, heap);
+  }
+
+  /**
+   * The direct layout indexed by key {@code k} (a row per value when {@code firstMatchOnly} and
+   * there is no other key), or null when its values are too sparse, or when
+   * other keys exist and this one is not selective (more than {@value #DIRECT_MAX_SHARING} rows
+   * per value on average: every probe would then walk rows that the other keys reject). Each
+   * value lists its rows in ascending order, as a chain would.
+   */
+  private static JoinTable direct(Col[] columns, Raw raw, Col[] keys, int k, int n,
+      boolean[] unmatchable, boolean firstMatchOnly, HeapBudget heap) {
+    long[] values = ((Col.Longs) keys[k]).values;
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (int r = 0; r < n; r++) {
+      if (unmatchable == null || !unmatchable[r]) {
+        min = Math.min(min, values[r]);
+        max = Math.max(max, values[r]);
+      }
+    }
+    // A negative span is one that overflowed; no rows that can match leave min > max.
+    long span = max - min;
+    if (min > max || span < 0 || span >= (long) DIRECT_SLOTS_PER_ROW * n + DIRECT_SLACK) {
+      return null;
+    }
+    int slots = (int) span + 1;
+    heap.charge(4L * slots + 4L);
+    if (firstMatchOnly && keys.length == 1) {
+      // A semi or anti join asks only whether a value has a row: any one of them will do.
+      return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k,
+          rowPerValue(new int[slots + 2], values, min, n, unmatchable), null, null, min, heap);
+    }
+    // Rows per value, then, as running sums, where each value's rows end.
+    int[] start = new int[slots + 2];
+    int linked = 0;
+    for (int r = 0; r < n; r++) {
+      if (unmatchable == null || !unmatchable[r]) {
+        start[(int) (values[r] - min)]++;
+        linked++;
+      }
+    }
+    int distinct = 0;
+    for (int v = 0, sum = 0; v < slots; v++) {
+      distinct += start[v] > 0 ? 1 : 0;
+      sum += start[v];
+      start[v] = sum;
+    }
+    start[slots] = linked;
+    start[slots + 1] = linked;
+    if (keys.length > 1 && linked > DIRECT_MAX_SHARING * distinct) {
+      // The charge stays until the table closes: the budget has no partial release.
+      return null;
+    }
+    if (linked == distinct) {
+      // Unique values: the slot holds the row itself (in the array the counts were in).
+      return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k,
+          rowPerValue(start, values, min, n, unmatchable), null, null, min, heap);
+    }
+    // Filled from the last row back, so each value's rows end up ascending and start[v] ends at
+    // the first of them.
+    int[] rows = new int[linked];
+    for (int r = n - 1; r >= 0; r--) {
+      if (unmatchable == null || !unmatchable[r]) {
+        rows[--start[(int) (values[r] - min)]] = r;
+      }
+    }
+    return new JoinTable(columns, raw, keys, null, null, null, null, null, null, 0, k, null, start, rows,
+        min, heap);
+  }
+
+  /** Fills {@code slots} with a row per value ({@code min + v} at {@code v}, -1 for none). */
+  private static int[] rowPerValue(int[] slots, long[] values, long min, int n, boolean[] unmatchable) {
+    Arrays.fill(slots, -1);
+    for (int r = 0; r < n; r++) {
+      if (unmatchable == null || !unmatchable[r]) {
+        slots[(int) (values[r] - min)] = r;
+      }
+    }
+    return slots;
+  }
+
+  /**
+   * Per build row, whether a key that is not null-safe is NULL (the row can match nothing), or
+   * null when no row has one; read once, where a check per row and key costs a call per pass.
+   */
+  private static boolean[] unmatchable(Col[] keys, boolean[] nullSafe, int n) {
+    boolean[] out = null;
+    for (int k = 0; k < keys.length; k++) {
+      if (nullSafe[k] || keys[k].noNulls()) {
+        continue;
+      }
+      for (int r = 0; r < n; r++) {
+        if (keys[k].isNull(r)) {
+          out = out == null ? new boolean[n] : out;
+          out[r] = true;
+        }
+      }
+    }
+    return out;
   }
 
   static boolean hasNullKey(Col[] keys, boolean[] nullSafe, int row) {
@@ -261,18 +415,13 @@ public final class JoinTable implements AutoCloseable {
     return false;
   }
 
-  /** Build rows. */
-  int rows() {
-    return hashes.length;
-  }
-
   /** Returns the table's heap to the budget. */
   @Override
   public void close() {
     heap.close();
   }
 
-  /** The rows of one morsel (or of a whole serial build): columns, keys and hashes per batch. */
+  /** The rows of one morsel (or of a whole serial build): columns and keys per batch. */
   private static final class Part {
     private final List<Kernel> keyKernels;
     private final boolean keepColumns;
@@ -280,8 +429,11 @@ public final class JoinTable implements AutoCloseable {
     final List<List<Col>> columns = new ArrayList<>();
     /** Per column: its parts as UTF-8 bytes, or null when the column is read into a Col. */
     final List<List<Utf8Column>> strings = new ArrayList<>();
+    /** Per column: its parts as fixed-width bytes, or null when the column is read otherwise. */
+    final List<List<FixedColumn>> fixed = new ArrayList<>();
+    /** Per column: the Arrow type of the join's output, which bytes kept must have. */
+    private final List<ArrowType> outputTypes;
     final List<List<Col>> keys = new ArrayList<>();
-    final List<int[]> hashes = new ArrayList<>();
     int rows;
     long bytes;
 
@@ -290,9 +442,14 @@ public final class JoinTable implements AutoCloseable {
       this.keyKernels = spec.buildKeys().stream().map(Kernel::compile).toList();
       this.keepColumns = spec.keepsBuildColumns();
       this.heap = heap;
+      List<Field> fields = spec.combined().getFields();
+      this.outputTypes = fields.subList(spec.probeTypes().size(), fields.size()).stream()
+          .map(Field::getType).toList();
       for (int c = 0; keepColumns && c < spec.buildTypes().size(); c++) {
+        boolean utf8 = spec.buildTypes().get(c).kind() == SqlType.Kind.UTF8;
         columns.add(new ArrayList<>());
-        strings.add(spec.buildTypes().get(c).kind() == SqlType.Kind.UTF8 ? new ArrayList<>() : null);
+        strings.add(utf8 ? new ArrayList<>() : null);
+        fixed.add(utf8 ? null : new ArrayList<>());
       }
       for (Expr ignored : spec.buildKeys()) {
         keys.add(new ArrayList<>());
@@ -303,30 +460,35 @@ public final class JoinTable implements AutoCloseable {
       int n = batch.count();
       long added = 4L * n;
       for (int c = 0; c < columns.size(); c++) {
-        if (strings.get(c) != null && batch.root().getVector(c) instanceof VarCharVector utf8) {
+        FieldVector vector = batch.root().getVector(c);
+        if (strings.get(c) != null && vector instanceof VarCharVector utf8) {
           Utf8Column col = Utf8Column.read(utf8, batch);
           added += col.heapBytes();
           strings.get(c).add(col);
+        } else if (fixed.get(c) != null && FixedColumn.fits(vector)
+            && vector.getField().getType().equals(outputTypes.get(c))) {
+          FixedColumn col = FixedColumn.read(vector, batch);
+          added += col.heapBytes();
+          fixed.get(c).add(col);
         } else {
-          // Not a plain VarChar vector after all: keep the whole column as values.
-          if (strings.get(c) != null && !strings.get(c).isEmpty()) {
+          // Not the vector type bytes are kept for after all: keep the whole column as values.
+          if ((strings.get(c) != null && !strings.get(c).isEmpty())
+              || (fixed.get(c) != null && !fixed.get(c).isEmpty())) {
             throw new IllegalStateException("build column " + c + " changed its vector type");
           }
           strings.set(c, null);
-          Col col = Vectors.read(batch.root().getVector(c), batch);
+          fixed.set(c, null);
+          Col col = Vectors.read(vector, batch);
           added += HeapBudget.bytes(col);
           columns.get(c).add(col);
         }
       }
-      int[] h = new int[n];
       for (int k = 0; k < keyKernels.size(); k++) {
         Col key = keyKernels.get(k).eval(batch);
         added += HeapBudget.bytes(key);
         keys.get(k).add(key);
-        Cols.hashInto(key, h, n);
       }
       heap.charge(added);
-      hashes.add(h);
       rows += n;
       bytes += added;
     }

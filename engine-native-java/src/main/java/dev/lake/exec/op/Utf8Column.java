@@ -5,7 +5,11 @@ import dev.lake.exec.Col;
 import dev.lake.exec.ExecutionException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import dev.lake.exec.Vectors;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.VarCharVector;
 
 /**
@@ -49,6 +53,16 @@ final class Utf8Column {
     }
     byte[] data = new byte[checkedSize(total)];
     ArrowBuf source = vector.getDataBuffer();
+    if (batch.selection() == null && n > 0
+        && vector.getEndOffset(n - 1) - vector.getStartOffset(0) == total) {
+      // All rows, in order, and NULLs hold no bytes: the values are one range of the vector.
+      int base = vector.getStartOffset(0);
+      source.getBytes(base, data, 0, data.length);
+      for (int i = 0; i <= n; i++) {
+        offsets[i] = (i < n ? vector.getStartOffset(i) : vector.getEndOffset(n - 1)) - base;
+      }
+      return new Utf8Column(data, offsets, nulls);
+    }
     int at = 0;
     for (int i = 0; i < n; i++) {
       offsets[i] = at;
@@ -101,14 +115,26 @@ final class Utf8Column {
     }
     target.clear();
     target.allocateNew(Math.max(1, total), n);
+    // The values go into one array, then into the vector in one copy: a copy per value into the
+    // vector's memory costs several times more for short strings. VarCharVector.set would also
+    // check capacity and validity per row.
+    byte[] bytes = new byte[(int) total];
+    MemorySegment outOffsets = Vectors.segment(target.getOffsetBuffer());
+    ArrowBuf validity = target.getValidityBuffer();
+    int at = 0;
+    outOffsets.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, 0, 0);
     for (int i = 0; i < n; i++) {
       int r = rows[i];
-      if (r < 0 || nulls[r]) {
-        target.setNull(i);
-      } else {
-        target.set(i, data, offsets[r], offsets[r + 1] - offsets[r]);
+      if (r >= 0 && !nulls[r]) {
+        int length = offsets[r + 1] - offsets[r];
+        System.arraycopy(data, offsets[r], bytes, at, length);
+        at += length;
+        BitVectorHelper.setBit(validity, i);
       }
+      outOffsets.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i + 1, at);
     }
+    MemorySegment.copy(MemorySegment.ofArray(bytes), 0, Vectors.segment(target.getDataBuffer()), 0, at);
+    target.setLastSet(n - 1);
     target.setValueCount(n);
   }
 

@@ -1,0 +1,218 @@
+package dev.lake.exec.op;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.lake.exec.Batch;
+import dev.lake.exec.SqlType;
+import dev.lake.exec.expr.Expr;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Random;
+import java.util.function.LongUnaryOperator;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every join type returns what a nested loop over the same rows returns, whichever index the
+ * build side gets: the direct layout (dense integer keys), the bucketed layout (one sparse key) or
+ * chains (composite keys whose first key is not selective). Rows are {@code (k1, k2, v)} on both
+ * sides, with NULL keys, duplicate keys and negative keys.
+ */
+class HashJoinLayoutsTest {
+  private static final SqlType LONG = SqlType.of(SqlType.Kind.INT64, true);
+
+  @Test
+  void denseKeysUseTheDirectLayoutAndMatchANestedLoop() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      for (int seed = 0; seed < 6; seed++) {
+        List<List<Object>> build = rows(new Random(seed), 300, 60, v -> v - 20);
+        List<List<Object>> probe = rows(new Random(seed + 100), 500, 80, v -> v - 30);
+        // Each key at most once (the slot holds the row), and a NULL key now and then.
+        List<List<Object>> unique = new ArrayList<>();
+        for (long k = -20; k < 40; k++) {
+          Long key = k % 7 == 0 ? null : k;
+          unique.add(Arrays.asList(key, key, k * 3 % 100));
+        }
+        for (HashJoinOperator.Type type : HashJoinOperator.Type.values()) {
+          for (boolean residual : new boolean[] {false, true}) {
+            assertJoinMatchesNestedLoop(build, probe, type, 1, residual, allocator, Layout.DIRECT);
+            assertJoinMatchesNestedLoop(unique, probe, type, 1, residual, allocator, Layout.DIRECT);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void sparseKeysUseTheBucketedLayoutAndMatchANestedLoop() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      LongUnaryOperator spread = v -> v * 1_000_003L - 5;
+      List<List<Object>> build = rows(new Random(7), 300, 60, spread);
+      List<List<Object>> probe = rows(new Random(8), 500, 80, spread);
+      for (HashJoinOperator.Type type : HashJoinOperator.Type.values()) {
+        assertJoinMatchesNestedLoop(build, probe, type, 1, true, allocator, Layout.BUCKETED);
+        assertJoinMatchesNestedLoop(build, probe, type, 1, false, allocator, Layout.BUCKETED);
+      }
+    }
+  }
+
+  @Test
+  void compositeKeysIndexTheSelectiveKeyOrFallBackToChains() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      // k1 in 0..3 repeats on most rows: indexing it would walk long runs, so a selective k2 is
+      // indexed instead, or, when k2 is sparse, the rows are chained by hash.
+      List<List<Object>> build = twoKeys(new Random(11), 400, v -> v);
+      List<List<Object>> probe = twoKeys(new Random(12), 400, v -> v);
+      List<List<Object>> sparseBuild = twoKeys(new Random(11), 400, v -> v * 1_000_003L);
+      List<List<Object>> sparseProbe = twoKeys(new Random(12), 400, v -> v * 1_000_003L);
+      for (HashJoinOperator.Type type : HashJoinOperator.Type.values()) {
+        for (boolean residual : new boolean[] {false, true}) {
+          assertJoinMatchesNestedLoop(build, probe, type, 2, residual, allocator, Layout.DIRECT);
+          assertJoinMatchesNestedLoop(sparseBuild, sparseProbe, type, 2, residual, allocator, Layout.CHAINED);
+        }
+      }
+    }
+  }
+
+  @Test
+  void emptyAndAllNullBuildSidesMatchNothing() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      List<List<Object>> probe = rows(new Random(3), 50, 10, v -> v);
+      List<List<Object>> allNull = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        allNull.add(Arrays.asList(null, (long) i, (long) i));
+      }
+      for (HashJoinOperator.Type type : HashJoinOperator.Type.values()) {
+        assertJoinMatchesNestedLoop(List.of(), probe, type, 1, false, allocator, null);
+        assertJoinMatchesNestedLoop(allNull, probe, type, 1, false, allocator, null);
+      }
+    }
+  }
+
+  private enum Layout { DIRECT, BUCKETED, CHAINED }
+
+  private static void assertJoinMatchesNestedLoop(List<List<Object>> build, List<List<Object>> probe,
+      HashJoinOperator.Type type, int keys, boolean residual, BufferAllocator allocator, Layout layout) {
+    JoinSpec spec = spec(type, keys, residual);
+    List<List<Object>> actual = new ArrayList<>();
+    try (Operator buildInput = values(build, allocator);
+        JoinTable table = JoinTable.build(buildInput, spec, 1, allocator)) {
+      if (layout != null) {
+        assertEquals(layout == Layout.DIRECT, table.directFirst != null || table.directStart != null,
+            "direct layout");
+        assertEquals(layout == Layout.BUCKETED, table.bucketStart != null, "bucketed layout");
+        assertEquals(layout == Layout.CHAINED, table.head != null, "chained layout");
+      }
+      try (HashJoinOperator join = new HashJoinOperator(values(probe, allocator), () -> table, false, spec,
+          allocator)) {
+        Batch batch;
+        while ((batch = join.next()) != null) {
+          for (int i = 0; i < batch.count(); i++) {
+            List<Object> row = new ArrayList<>();
+            for (int c = 0; c < batch.root().getFieldVectors().size(); c++) {
+              row.add(batch.root().getVector(c).getObject(batch.row(i)));
+            }
+            actual.add(row);
+          }
+        }
+      }
+    }
+    List<List<Object>> expected = nestedLoop(build, probe, type, keys, residual);
+    if (type == HashJoinOperator.Type.LEFT) {
+      // A LEFT join emits a probe batch's matches, then its unmatched rows.
+      expected.sort(Comparator.comparing(Object::toString));
+      actual.sort(Comparator.comparing(Object::toString));
+    }
+    assertEquals(expected.size(), actual.size(), type + " keys=" + keys + " residual=" + residual + ": rows");
+    for (int i = 0; i < expected.size(); i++) {
+      assertEquals(expected.get(i), actual.get(i), type + " keys=" + keys + " residual=" + residual + ": row " + i);
+    }
+  }
+
+  /** The reference: for each probe row in order, its matching build rows in order. */
+  private static List<List<Object>> nestedLoop(List<List<Object>> build, List<List<Object>> probe,
+      HashJoinOperator.Type type, int keys, boolean residual) {
+    List<List<Object>> out = new ArrayList<>();
+    for (List<Object> p : probe) {
+      boolean any = false;
+      for (List<Object> b : build) {
+        boolean match = true;
+        for (int k = 0; k < keys; k++) {
+          match &= p.get(k) != null && Objects.equals(p.get(k), b.get(k));
+        }
+        if (match && residual) {
+          match = p.get(2) != null && b.get(2) != null && (Long) p.get(2) < (Long) b.get(2);
+        }
+        if (match) {
+          any = true;
+          if (type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT) {
+            List<Object> row = new ArrayList<>(p);
+            row.addAll(b);
+            out.add(row);
+          }
+        }
+      }
+      if ((type == HashJoinOperator.Type.SEMI && any) || (type == HashJoinOperator.Type.ANTI && !any)) {
+        out.add(p);
+      } else if (type == HashJoinOperator.Type.LEFT && !any) {
+        List<Object> row = new ArrayList<>(p);
+        row.addAll(Arrays.asList(null, null, null));
+        out.add(row);
+      }
+    }
+    return out;
+  }
+
+  /** Rows {@code (k1, k2, v)}: k1 from {@code keys} values (mapped), a tenth NULL; k2 = k1. */
+  private static List<List<Object>> rows(Random random, int n, int keys, LongUnaryOperator map) {
+    List<List<Object>> rows = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Long k = random.nextInt(10) == 0 ? null : map.applyAsLong(random.nextInt(keys));
+      rows.add(Arrays.asList(k, k, random.nextInt(10) == 0 ? null : (long) random.nextInt(100)));
+    }
+    return rows;
+  }
+
+  /** Rows {@code (k1, k2, v)}: k1 in 0..3, k2 (mapped) nearly unique per row, some NULL. */
+  private static List<List<Object>> twoKeys(Random random, int n, LongUnaryOperator map) {
+    List<List<Object>> rows = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Long k2 = random.nextInt(20) == 0 ? null : map.applyAsLong(random.nextInt(n * 2));
+      rows.add(Arrays.asList((long) random.nextInt(4), k2, (long) random.nextInt(100)));
+    }
+    return rows;
+  }
+
+  private static JoinSpec spec(HashJoinOperator.Type type, int keys, boolean residual) {
+    List<Expr> probeKeys = new ArrayList<>();
+    List<Expr> buildKeys = new ArrayList<>();
+    for (int k = 0; k < keys; k++) {
+      probeKeys.add(new Expr.Column(k, "p" + k, LONG));
+      buildKeys.add(new Expr.Column(k, "b" + k, LONG));
+    }
+    Expr condition = residual ? new Expr.Call(Expr.Op.LT,
+        List.of(new Expr.Column(2, "pv", LONG), new Expr.Column(5, "bv", LONG)), SqlType.of(SqlType.Kind.BOOL, true))
+        : null;
+    List<Field> combined = new ArrayList<>(schema("p").getFields());
+    combined.addAll(schema("b").getFields());
+    return new JoinSpec(type, probeKeys, buildKeys, new boolean[keys], condition, List.of(LONG, LONG, LONG),
+        List.of(LONG, LONG, LONG), new Schema(combined));
+  }
+
+  private static Schema schema(String prefix) {
+    ArrowType.Int bigint = new ArrowType.Int(64, true);
+    return new Schema(List.of(Field.nullable(prefix + "k1", bigint), Field.nullable(prefix + "k2", bigint),
+        Field.nullable(prefix + "v", bigint)));
+  }
+
+  private static Operator values(List<List<Object>> rows, BufferAllocator allocator) {
+    return new ValuesOperator(schema("x"), List.of(LONG, LONG, LONG), rows, allocator);
+  }
+}
