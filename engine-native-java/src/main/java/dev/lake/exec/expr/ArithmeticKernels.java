@@ -4,6 +4,8 @@ import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
 import dev.lake.exec.ExecutionException;
 import dev.lake.exec.SqlType;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 
@@ -13,6 +15,8 @@ import java.math.RoundingMode;
  * type (the SQL standard's "division by zero" exception), not NULL and not infinity.
  */
 final class ArithmeticKernels {
+  private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+
   private ArithmeticKernels() {}
 
   static Kernel binary(Expr.Op op, Kernel left, Kernel right, SqlType type) {
@@ -22,11 +26,27 @@ final class ArithmeticKernels {
     if (type.isFloat()) {
       if (op == Expr.Op.ADD || op == Expr.Op.SUB || op == Expr.Op.MUL) {
         if (right instanceof LogicKernels.Constant c && c.value() instanceof Double y) {
-          return batch -> doublesScalar(op, (Col.Doubles) left.eval(batch), y, false);
+          return batch -> doublesScalar(op, left, batch, y, false);
         }
         if (left instanceof LogicKernels.Constant c && c.value() instanceof Double x) {
-          return batch -> doublesScalar(op, (Col.Doubles) right.eval(batch), x, true);
+          return batch -> doublesScalar(op, right, batch, x, true);
         }
+        return batch -> {
+          MemorySegment x = ColumnKernel.denseDoubles(left, batch);
+          MemorySegment y = ColumnKernel.denseDoubles(right, batch);
+          if (x == null && y == null) {
+            return doubles(op, (Col.Doubles) left.eval(batch), (Col.Doubles) right.eval(batch));
+          }
+          // At least one side straight from its Arrow buffer; the other, if computed, no NULLs.
+          Col.Doubles a = x == null ? (Col.Doubles) left.eval(batch) : null;
+          Col.Doubles b = y == null ? (Col.Doubles) right.eval(batch) : null;
+          if (a != null && !a.noNulls() || b != null && !b.noNulls()) {
+            return doubles(op, a != null ? a : (Col.Doubles) left.eval(batch),
+                b != null ? b : (Col.Doubles) right.eval(batch));
+          }
+          return doubles(op, x != null ? x : MemorySegment.ofArray(a.values),
+              y != null ? y : MemorySegment.ofArray(b.values), batch.count());
+        };
       }
       return batch -> doubles(op, (Col.Doubles) left.eval(batch), (Col.Doubles) right.eval(batch));
     }
@@ -123,6 +143,44 @@ final class ArithmeticKernels {
    * {@code a op c} (or {@code c op a} when {@code constantLeft}) for + - *, which cannot fail: one
    * branch-free loop the JIT vectorises; NULL rows keep their flags.
    */
+  /** {@code arg op c} (or {@code c op arg}), reading {@code arg}'s Arrow buffer when it is a dense column. */
+  private static Col doublesScalar(Expr.Op op, Kernel arg, Batch batch, double c, boolean constantLeft) {
+    MemorySegment x = ColumnKernel.denseDoubles(arg, batch);
+    if (x == null) {
+      return doublesScalar(op, (Col.Doubles) arg.eval(batch), c, constantLeft);
+    }
+    int n = batch.count();
+    Col.Doubles out = new Col.Doubles(n);
+    double[] r = out.values;
+    switch (op) {
+      case ADD -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) + c; }
+      case MUL -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) * c; }
+      case SUB -> {
+        if (constantLeft) {
+          for (int i = 0; i < n; i++) r[i] = c - x.getAtIndex(DOUBLE, i);
+        } else {
+          for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) - c;
+        }
+      }
+      default -> throw new IllegalStateException(op.name());
+    }
+    out.markNoNulls();
+    return out;
+  }
+
+  /** {@code x op y} for + - * over rows without NULLs, each side a buffer or an array. */
+  private static Col doubles(Expr.Op op, MemorySegment x, MemorySegment y, int n) {
+    Col.Doubles out = new Col.Doubles(n);
+    double[] r = out.values;
+    switch (op) {
+      case ADD -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) + y.getAtIndex(DOUBLE, i); }
+      case SUB -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) - y.getAtIndex(DOUBLE, i); }
+      default -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) * y.getAtIndex(DOUBLE, i); }
+    }
+    out.markNoNulls();
+    return out;
+  }
+
   private static Col doublesScalar(Expr.Op op, Col.Doubles a, double c, boolean constantLeft) {
     int n = a.size;
     Col.Doubles out = new Col.Doubles(n);

@@ -63,7 +63,7 @@ final class KernelCompiler {
 
   private Kernel compileNode(Expr expr) {
     return switch (expr) {
-      case Expr.Column c -> batch -> Vectors.read(batch.root().getVector(c.index()), batch);
+      case Expr.Column c -> new ColumnKernel(c.index());
       case Expr.Literal l -> new LogicKernels.Constant(l);
       case Expr.Call c -> switch (c.op()) {
         case ADD, SUB, MUL, DIV, MOD -> ArithmeticKernels.binary(
@@ -212,6 +212,10 @@ final class KernelCompiler {
 
     Memo(Kernel kernel) {
       this.kernel = kernel;
+    }
+
+    Kernel inner() {
+      return kernel;
     }
 
     @Override
