@@ -5,7 +5,6 @@ import dev.lake.exec.Col;
 import dev.lake.exec.ExecutionException;
 import dev.lake.exec.SqlType;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 
@@ -15,8 +14,6 @@ import java.math.RoundingMode;
  * type (the SQL standard's "division by zero" exception), not NULL and not infinity.
  */
 final class ArithmeticKernels {
-  private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
-
   private ArithmeticKernels() {}
 
   static Kernel binary(Expr.Op op, Kernel left, Kernel right, SqlType type) {
@@ -139,10 +136,6 @@ final class ArithmeticKernels {
     return out;
   }
 
-  /**
-   * {@code a op c} (or {@code c op a} when {@code constantLeft}) for + - *, which cannot fail: one
-   * branch-free loop the JIT vectorises; NULL rows keep their flags.
-   */
   /** {@code arg op c} (or {@code c op arg}), reading {@code arg}'s Arrow buffer when it is a dense column. */
   private static Col doublesScalar(Expr.Op op, Kernel arg, Batch batch, double c, boolean constantLeft) {
     MemorySegment x = ColumnKernel.denseDoubles(arg, batch);
@@ -151,19 +144,7 @@ final class ArithmeticKernels {
     }
     int n = batch.count();
     Col.Doubles out = new Col.Doubles(n);
-    double[] r = out.values;
-    switch (op) {
-      case ADD -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) + c; }
-      case MUL -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) * c; }
-      case SUB -> {
-        if (constantLeft) {
-          for (int i = 0; i < n; i++) r[i] = c - x.getAtIndex(DOUBLE, i);
-        } else {
-          for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) - c;
-        }
-      }
-      default -> throw new IllegalStateException(op.name());
-    }
+    SimdArithmetic.scalar(op, x, c, constantLeft, out.values, n);
     out.markNoNulls();
     return out;
   }
@@ -171,16 +152,15 @@ final class ArithmeticKernels {
   /** {@code x op y} for + - * over rows without NULLs, each side a buffer or an array. */
   private static Col doubles(Expr.Op op, MemorySegment x, MemorySegment y, int n) {
     Col.Doubles out = new Col.Doubles(n);
-    double[] r = out.values;
-    switch (op) {
-      case ADD -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) + y.getAtIndex(DOUBLE, i); }
-      case SUB -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) - y.getAtIndex(DOUBLE, i); }
-      default -> { for (int i = 0; i < n; i++) r[i] = x.getAtIndex(DOUBLE, i) * y.getAtIndex(DOUBLE, i); }
-    }
+    SimdArithmetic.binary(op, x, y, out.values, n);
     out.markNoNulls();
     return out;
   }
 
+  /**
+   * {@code a op c} (or {@code c op a} when {@code constantLeft}) for + - *, which cannot fail: one
+   * branch-free loop the JIT vectorises; NULL rows keep their flags.
+   */
   private static Col doublesScalar(Expr.Op op, Col.Doubles a, double c, boolean constantLeft) {
     int n = a.size;
     Col.Doubles out = new Col.Doubles(n);

@@ -2,6 +2,7 @@ package dev.lake.exec.expr;
 
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
+import dev.lake.exec.Simd;
 import dev.lake.exec.Vectors;
 import java.lang.foreign.MemorySegment;
 import org.apache.arrow.vector.FieldVector;
@@ -9,10 +10,13 @@ import org.apache.arrow.vector.Float8Vector;
 
 /**
  * A column of the batch read into a {@link Col}. Arithmetic over a double column of a batch with
- * every row live and no NULL reads the Arrow buffer itself instead ({@link #denseDoubles}): the
- * copy into a Java array, and its zeroing, would cost as much as the arithmetic.
+ * every row live and no NULL reads the Arrow buffer itself instead ({@link #denseDoubles}), a
+ * vector at a time: the copy into a Java array, and its zeroing, would cost as much as the
+ * arithmetic.
  */
 final class ColumnKernel implements Kernel {
+  /** Only the vector loops read buffers faster than copying them first ({@link SimdArithmetic}). */
+  private static final boolean SIMD = Simd.ENABLED;
   private final int index;
 
   ColumnKernel(int index) {
@@ -29,6 +33,9 @@ final class ColumnKernel implements Kernel {
    * (shared or not), {@code batch} has no selection and the column no NULL; else null.
    */
   static MemorySegment denseDoubles(Kernel kernel, Batch batch) {
+    if (!SIMD) {
+      return null;
+    }
     Kernel k = kernel instanceof KernelCompiler.Memo memo ? memo.inner() : kernel;
     if (!(k instanceof ColumnKernel column) || batch.selection() != null) {
       return null;
