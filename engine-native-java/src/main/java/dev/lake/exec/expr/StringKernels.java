@@ -61,6 +61,12 @@ final class StringKernels {
       MemorySegment offsets = Vectors.segment(v.getOffsetBuffer());
       MemorySegment data = Vectors.segment(v.getDataBuffer());
       boolean noNulls = v.getNullCount() == 0;
+      if (noNulls) {
+        int count = selectWithoutNulls(offsets, data, sel, n, out);
+        if (count >= 0) {
+          return count;
+        }
+      }
       int count = 0;
       for (int i = 0; i < n; i++) {
         int r = sel == null ? i : sel[i];
@@ -73,6 +79,15 @@ final class StringKernels {
         count += test(data, start, end) == TRUE ? 1 : 0;
       }
       return count;
+    }
+
+    /**
+     * A subclass's own selecting loop over rows without NULLs, or -1 (nothing written) when it
+     * has none for this kernel: one loop with the test written out in it, which the JIT compiles
+     * whole (through {@link #test} it would not inline the comparison into the loop).
+     */
+    int selectWithoutNulls(MemorySegment offsets, MemorySegment data, int[] sel, int n, int[] out) {
+      return -1;
     }
 
     @Override
@@ -164,6 +179,91 @@ final class StringKernels {
           shortValues[k * SHORT_WORDS + w] = w < constantWords[k].length ? constantWords[k][w] : 0;
         }
       }
+    }
+
+    @Override
+    int selectWithoutNulls(MemorySegment offsets, MemorySegment data, int[] sel, int n, int[] out) {
+      if (shortWords == 0 || listHasNull) {
+        return -1;
+      }
+      // Every constant fits a few words: the row's words loaded once, compared with each.
+      int words = shortWords;
+      long lastWord = data.byteSize() - 8L * words;
+      int exact = prefixes ? 0 : -1;
+      int keep = negated ? 0 : 1;
+      long[] masks = shortMasks;
+      long[] values = shortValues;
+      int[] lengths = constantLengths;
+      if (lengths.length == 1) {
+        return selectOne(offsets, data, sel, n, out, lastWord, exact, keep);
+      }
+      int count = 0;
+      int i = 0;
+      // Rows start in ascending order: those whose words lie inside the buffer come first, and
+      // the loop over them calls nothing, so the JIT compiles it whole.
+      for (; i < n; i++) {
+        int r = sel == null ? i : sel[i];
+        int start = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r);
+        if (start > lastWord) {
+          break;
+        }
+        int length = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r + 1) - start;
+        long w0 = data.get(LITTLE_ENDIAN_LONG, start);
+        long w1 = words > 1 ? data.get(LITTLE_ENDIAN_LONG, start + 8) : 0;
+        long w2 = words > 2 ? data.get(LITTLE_ENDIAN_LONG, start + 16) : 0;
+        long w3 = words > 3 ? data.get(LITTLE_ENDIAN_LONG, start + 24) : 0;
+        boolean hit = false;
+        for (int k = 0, b = 0; k < lengths.length; k++, b += SHORT_WORDS) {
+          hit |= ((length ^ lengths[k]) & exact) == 0 & length >= lengths[k]
+              & (w0 & masks[b]) == values[b] & (w1 & masks[b + 1]) == values[b + 1]
+              & (w2 & masks[b + 2]) == values[b + 2] & (w3 & masks[b + 3]) == values[b + 3];
+        }
+        out[count] = r;
+        count += (hit ? 1 : 0) ^ keep ^ 1;
+      }
+      return selectNearTheEnd(offsets, data, sel, n, out, i, count, keep);
+    }
+
+    /** {@link #selectWithoutNulls} for one constant, its words and masks held in registers. */
+    private int selectOne(MemorySegment offsets, MemorySegment data, int[] sel, int n, int[] out,
+        long lastWord, int exact, int keep) {
+      int words = shortWords;
+      int constantLength = constantLengths[0];
+      long m0 = shortMasks[0], m1 = shortMasks[1], m2 = shortMasks[2], m3 = shortMasks[3];
+      long v0 = shortValues[0], v1 = shortValues[1], v2 = shortValues[2], v3 = shortValues[3];
+      int count = 0;
+      int i = 0;
+      // Rows start in ascending order: those whose words lie inside the buffer come first.
+      for (; i < n; i++) {
+        int r = sel == null ? i : sel[i];
+        int start = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r);
+        if (start > lastWord) {
+          break;
+        }
+        int length = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r + 1) - start;
+        long w0 = data.get(LITTLE_ENDIAN_LONG, start);
+        long w1 = words > 1 ? data.get(LITTLE_ENDIAN_LONG, start + 8) : 0;
+        long w2 = words > 2 ? data.get(LITTLE_ENDIAN_LONG, start + 16) : 0;
+        long w3 = words > 3 ? data.get(LITTLE_ENDIAN_LONG, start + 24) : 0;
+        boolean hit = ((length ^ constantLength) & exact) == 0 & length >= constantLength
+            & (w0 & m0) == v0 & (w1 & m1) == v1 & (w2 & m2) == v2 & (w3 & m3) == v3;
+        out[count] = r;
+        count += (hit ? 1 : 0) ^ keep ^ 1;
+      }
+      return selectNearTheEnd(offsets, data, sel, n, out, i, count, keep);
+    }
+
+    /** The last rows, whose words would run past the buffer, compared byte by byte. */
+    private int selectNearTheEnd(MemorySegment offsets, MemorySegment data, int[] sel, int n, int[] out,
+        int from, int count, int keep) {
+      for (int i = from; i < n; i++) {
+        int r = sel == null ? i : sel[i];
+        int start = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r);
+        int length = offsets.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, r + 1) - start;
+        out[count] = r;
+        count += (matches(data, start, length) ? 1 : 0) ^ keep ^ 1;
+      }
+      return count;
     }
 
     @Override

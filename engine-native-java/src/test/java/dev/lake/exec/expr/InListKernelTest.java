@@ -1,5 +1,6 @@
 package dev.lake.exec.expr;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
@@ -8,6 +9,7 @@ import dev.lake.exec.Col;
 import dev.lake.exec.SqlType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
@@ -16,6 +18,7 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -128,6 +131,65 @@ class InListKernelTest {
           assertInstanceOf(StringKernels.Match.class, compiled);
           Kernel generic = new LogicKernels.In(Kernel.compile(substring), values, negated);
           assertSame(Batch.dense(root), generic, compiled);
+        }
+      }
+    }
+  }
+
+  /**
+   * String equality, IN, prefix and NOT tests used as WHERE terms select the same rows as their
+   * boolean column does, over a column without NULLs (where they run their own loops), dense
+   * and behind a selection, up to the last row of the buffer.
+   */
+  @Test
+  void stringTestsSelectTheRowsTheirBooleanColumnKeeps() {
+    Random random = new Random(11);
+    try (BufferAllocator allocator = new RootAllocator();
+        VarCharVector strings = new VarCharVector("s", allocator)) {
+      int n = 900;
+      strings.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        // The last rows short: their words would run past the buffer's end.
+        String value = i >= n - 3 ? "v" + (i % 4) + "ab".substring(i % 2) : text(random);
+        strings.setSafe(i, value.getBytes(StandardCharsets.UTF_8));
+      }
+      strings.setValueCount(n);
+      // As a table's reader gives it: the data buffer exactly as long as the strings.
+      VarCharVector exact = new VarCharVector("s", allocator);
+      exact.loadFieldBuffers(new ArrowFieldNode(n, 0), List.of(strings.getValidityBuffer(),
+          strings.getOffsetBuffer(), strings.getDataBuffer().slice(0, strings.getOffsetBuffer().getInt(4L * n))));
+      try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(exact))) {
+        root.setRowCount(n);
+        int[] selection = new int[n / 3];
+        for (int i = 0; i < selection.length; i++) {
+          selection[i] = i * 3 + 2;
+        }
+        Expr.Column s = new Expr.Column(0, "s", SqlType.of(SqlType.Kind.UTF8, false));
+        for (int t = 0; t < 400; t++) {
+          List<Expr.Literal> values = new ArrayList<>();
+          for (int k = 0, count = 1 + random.nextInt(t % 2 == 0 ? 1 : 4); k < count; k++) {
+            values.add(new Expr.Literal(text(random), TEXT));
+          }
+          boolean negated = random.nextBoolean();
+          String prefix = text(random).substring(0, 1 + random.nextInt(3));
+          Expr term = switch (t % 3) {
+            case 0 -> values.size() == 1
+                ? new Expr.Call(negated ? Expr.Op.NE : Expr.Op.EQ, List.of(s, values.getFirst()), BOOL)
+                : new Expr.InList(s, values, negated, BOOL);
+            case 1 -> new Expr.Like(s, prefix + "%", null, negated, BOOL);
+            default -> new Expr.InList(new Expr.Call(Expr.Op.SUBSTRING, List.of(s, new Expr.Literal(1L, LONG),
+                new Expr.Literal(2L, LONG)), SqlType.of(SqlType.Kind.UTF8, false)),
+                values.stream().map(v -> new Expr.Literal(((String) v.value()).substring(0, 2), TEXT)).toList(),
+                negated, BOOL);
+          };
+          StringKernels.OnBytes kernel = (StringKernels.OnBytes) Kernel.compile(term);
+          for (Batch batch : List.of(Batch.dense(root), new Batch(root, selection, selection.length))) {
+            int[] viaColumn = new int[batch.count() + SelectionFilter.PADDING];
+            int[] direct = new int[batch.count() + SelectionFilter.PADDING];
+            int kept = new SelectionFilter.Generic(kernel).select(batch, viaColumn);
+            assertEquals(kept, new SelectionFilter.OnBytes(kernel).select(batch, direct), term.toString());
+            assertArrayEquals(Arrays.copyOf(viaColumn, kept), Arrays.copyOf(direct, kept), term.toString());
+          }
         }
       }
     }
