@@ -288,6 +288,10 @@ public final class HashJoinOperator implements Operator {
     }
     switch (type) {
       case INNER -> {
+        if (directFirst != null && from == 0 && to == n && 2 * pairs >= batch.root().getRowCount()
+            && probeTypesMatch(batch)) {
+          return alongside(batch, pp, bp, pairs);
+        }
         output = materialize(batch, probeCols, pp, bp, pairs);
         return Batch.dense(output);
       }
@@ -443,26 +447,78 @@ public final class HashJoinOperator implements Operator {
         }
         Vectors.write(Cols.gather(probeCols[c], probeTypes.get(c), pp, count), v);
       }
-      for (int c = 0; c < buildCols.length; c++) {
-        FieldVector v = fields.get(probeCols.length + c).createVector(allocator);
-        vectors.add(v);
-        Utf8Column bytes = table.strings[c];
-        if (bytes != null && v instanceof VarCharVector utf8) {
-          bytes.gather(bp, count, utf8);
-          continue;
-        }
-        if (table.fixed[c] != null) {
-          table.fixed[c].gather(bp, count, (BaseFixedWidthVector) v);
-          continue;
-        }
-        Col values = bytes != null ? bytes.toCol() : buildCols[c];
-        Vectors.write(Cols.gather(values, buildTypes.get(c), bp, count), v);
-      }
+      addBuildColumns(vectors, bp, count);
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;
     }
     return new VectorSchemaRoot(fields, vectors, count);
+  }
+
+  /** Appends the build columns at rows {@code bp[0..count)} (-1: NULL) to {@code vectors}. */
+  private void addBuildColumns(List<FieldVector> vectors, int[] bp, int count) {
+    List<Field> fields = combined.getFields();
+    int probeColumns = probeTypes.size();
+    for (int c = 0; c < buildCols.length; c++) {
+      FieldVector v = fields.get(probeColumns + c).createVector(allocator);
+      vectors.add(v);
+      Utf8Column bytes = table.strings[c];
+      if (bytes != null && v instanceof VarCharVector utf8) {
+        bytes.gather(bp, count, utf8);
+        continue;
+      }
+      if (table.fixed[c] != null) {
+        table.fixed[c].gather(bp, count, (BaseFixedWidthVector) v);
+        continue;
+      }
+      Col values = bytes != null ? bytes.toCol() : buildCols[c];
+      Vectors.write(Cols.gather(values, buildTypes.get(c), bp, count), v);
+    }
+  }
+
+  /** Whether the probe batch's vectors have the types of the output's probe columns. */
+  private boolean probeTypesMatch(Batch batch) {
+    List<Field> fields = combined.getFields();
+    for (int c = 0; c < probeTypes.size(); c++) {
+      if (!batch.root().getVector(c).getField().getType().equals(fields.get(c).getType())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The output of an INNER join in which each probe row matched at most one build row, and most
+   * rows matched: built around the probe batch, whose vectors are taken over (a transfer, which
+   * {@link Batch} allows a consumer) instead of copied, with the build columns written at the
+   * matched rows' physical positions and the matched rows as the selection. A chain of joins
+   * then copies each probe column once, not once per join.
+   */
+  private Batch alongside(Batch batch, int[] pp, int[] bp, int count) {
+    List<Field> fields = combined.getFields();
+    int physical = batch.root().getRowCount();
+    int[] at = new int[physical];
+    Arrays.fill(at, -1);
+    int[] selection = new int[count];
+    for (int p = 0; p < count; p++) {
+      int row = batch.row(pp[p]);
+      at[row] = bp[p];
+      selection[p] = row;
+    }
+    List<FieldVector> vectors = new ArrayList<>(fields.size());
+    try {
+      for (int c = 0; c < probeTypes.size(); c++) {
+        FieldVector v = fields.get(c).createVector(allocator);
+        vectors.add(v);
+        batch.root().getVector(c).makeTransferPair(v).transfer();
+      }
+      addBuildColumns(vectors, at, physical);
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+    output = new VectorSchemaRoot(fields, vectors, physical);
+    return new Batch(output, count == physical ? null : selection, count);
   }
 
   private void closeOutput() {

@@ -1,6 +1,7 @@
 package dev.lake.exec.op;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.lake.exec.Batch;
 import dev.lake.exec.SqlType;
@@ -78,6 +79,38 @@ class HashJoinLayoutsTest {
           assertJoinMatchesNestedLoop(sparseBuild, sparseProbe, type, 2, residual, allocator, Layout.CHAINED);
         }
       }
+    }
+  }
+
+  @Test
+  void innerJoinOnUniqueKeysKeepsTheProbeRowsAndSelectsTheMatchedOnes() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      List<List<Object>> build = new ArrayList<>();
+      for (long k = 0; k < 100; k++) {
+        build.add(Arrays.asList(k, k, k * 10));
+      }
+      // Keys 0..119 and a NULL: 100 of 121 rows match, each once.
+      List<List<Object>> probe = new ArrayList<>();
+      for (long k = 119; k >= 0; k--) {
+        probe.add(Arrays.asList(k, k, k));
+      }
+      probe.add(Arrays.asList(null, null, 1L));
+      JoinSpec spec = spec(HashJoinOperator.Type.INNER, 1, false);
+      try (Operator buildInput = values(build, allocator);
+          JoinTable table = JoinTable.build(buildInput, spec, 1, allocator);
+          HashJoinOperator join = new HashJoinOperator(values(probe, allocator), () -> table, false, spec,
+              allocator)) {
+        Batch batch = join.next();
+        assertEquals(121, batch.root().getRowCount(), "the probe batch's rows, taken over");
+        assertEquals(100, batch.count(), "the matched rows, selected");
+        for (int i = 0; i < batch.count(); i++) {
+          long key = (Long) batch.root().getVector(0).getObject(batch.row(i));
+          assertEquals(99 - i, key, "probe order");
+          assertEquals(key * 10, batch.root().getVector(5).getObject(batch.row(i)), "build value");
+        }
+        assertNull(join.next());
+      }
+      assertJoinMatchesNestedLoop(build, probe, HashJoinOperator.Type.INNER, 1, false, allocator, Layout.DIRECT);
     }
   }
 
