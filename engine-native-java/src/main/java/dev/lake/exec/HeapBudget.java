@@ -42,7 +42,8 @@ public final class HeapBudget implements AutoCloseable {
       if (reservation == null) {
         reservation = allocator.newReservation();
       }
-      // A reservation grows in powers of two; the excess covers the next charges.
+      // Arrow's Reservation.add reserves the next power of two of what it is asked for; that
+      // is what is reserved now, and the excess covers the next charges.
       long grant = Long.highestOneBit(needed) == needed ? needed : Long.highestOneBit(needed) << 1;
       if (!reservation.add(needed)) {
         throw new OverBudgetException(what + " needs " + (charged + bytes) + " bytes of heap");
