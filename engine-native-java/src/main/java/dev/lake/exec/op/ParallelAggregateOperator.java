@@ -5,6 +5,7 @@ import dev.lake.exec.Batch;
 import dev.lake.exec.Cols;
 import dev.lake.exec.QueryControl;
 import dev.lake.exec.Vectors;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -18,7 +19,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Morsel-driven partial aggregation: {@code threads} workers ({@link MorselWorkers}) take the
- * morsels of a pipeline (scan, filters, projections, hash join probes) one at a time, run the
+ * morsels of a pipeline (scan, filters, projections, hash join probes; at most
+ * {@value #MAX_PARTIALS} morsels of adjacent scan units) one at a time, run the
  * pipeline and a partial aggregate over each, and keep the partial results; the final aggregate
  * then merges them in morsel order, so the answer (floating-point sums included) does not depend
  * on which worker took which morsel. The pipeline's shared state (its join tables) is released as
@@ -37,6 +39,8 @@ public final class ParallelAggregateOperator implements Operator {
   /** Partial rows from which the final merge is partitioned across the workers. */
   static final int PARALLEL_MERGE_ROWS = 1 << 16;
   static final int MERGE_PARTITIONS = 16;
+  /** Partial aggregates a stage makes at most, whatever the number of scan units. */
+  static final int MAX_PARTIALS = 16;
 
   private final Supplier<Morsels> pipeline;
   private final UnaryOperator<Operator> partial;
@@ -91,11 +95,28 @@ public final class ParallelAggregateOperator implements Operator {
 
   private void runPartials() {
     try (Morsels morsels = pipeline.get()) {
-      List<ScanUnit> units = morsels.units();
-      partials = new VectorSchemaRoot[units.size()];
-      MorselWorkers.run(units.size(), threads, QueryControl.of(allocator), (m, workers) ->
-          partials[m] = drain(morsels.open(List.of(units.get(m))), partial, partialSchema, workers));
+      List<List<ScanUnit>> groups = morselsOf(morsels.units());
+      partials = new VectorSchemaRoot[groups.size()];
+      MorselWorkers.run(groups.size(), threads, QueryControl.of(allocator), (m, workers) ->
+          partials[m] = drain(morsels.open(groups.get(m)), partial, partialSchema, workers));
     }
+  }
+
+  /**
+   * The scan units as at most {@value #MAX_PARTIALS} morsels of adjacent units. Every partial
+   * costs a group table built from nothing and a merge of its rows: with a unit per morsel, a
+   * grouping that partial aggregation barely reduces (TPC-H Q15: ten thousand suppliers over a
+   * few thousand rows per unit) spent more on partials than one thread spends on the whole
+   * aggregate. The grouping depends on the units only, never on the number of workers, so the
+   * answer does not either.
+   */
+  static List<List<ScanUnit>> morselsOf(List<ScanUnit> units) {
+    int per = Math.max(1, (units.size() + MAX_PARTIALS - 1) / MAX_PARTIALS);
+    List<List<ScanUnit>> morsels = new ArrayList<>();
+    for (int from = 0; from < units.size(); from += per) {
+      morsels.add(List.copyOf(units.subList(from, Math.min(units.size(), from + per))));
+    }
+    return morsels;
   }
 
   /**
