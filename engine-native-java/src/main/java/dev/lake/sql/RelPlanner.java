@@ -111,13 +111,18 @@ final class RelPlanner {
     if (hasWindow(rel)) {
       throw new SqlException(SqlException.Kind.UNSUPPORTED, "window functions are not supported yet");
     }
-    rel = run(rel, HepProgram.builder()
-        .addRuleInstance(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE)
-        .addRuleInstance(CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE)
-        .addRuleInstance(CoreRules.JOIN_SUB_QUERY_TO_CORRELATE)
-        .build());
-    rel = ExistsJoins.rewrite(rel, rexBuilder);
-    rel = RelDecorrelator.decorrelateQuery(rel, relBuilder);
+    if (hasSubQuery(rel)) {
+      rel = run(rel, HepProgram.builder()
+          .addRuleInstance(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE)
+          .addRuleInstance(CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE)
+          .addRuleInstance(CoreRules.JOIN_SUB_QUERY_TO_CORRELATE)
+          .build());
+      rel = ExistsJoins.rewrite(rel, rexBuilder);
+    }
+    if (hasCorrelate(rel)) {
+      // Not free even when there is nothing to do: it rebuilds and re-registers the whole tree.
+      rel = RelDecorrelator.decorrelateQuery(rel, relBuilder);
+    }
     rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
     rel = pullFactors(rel, rexBuilder);
     rel = run(rel, pushDown());
@@ -153,6 +158,32 @@ final class RelPlanner {
         return visited;
       }
     });
+  }
+
+  /** Whether any node's expressions hold a subquery ({@code IN (SELECT ...)}, {@code EXISTS}, a scalar one). */
+  private static boolean hasSubQuery(RelNode rel) {
+    boolean[] found = {false};
+    rel.accept(new org.apache.calcite.rex.RexShuttle() {
+      @Override
+      public org.apache.calcite.rex.RexNode visitSubQuery(org.apache.calcite.rex.RexSubQuery subQuery) {
+        found[0] = true;
+        return subQuery;
+      }
+    });
+    return found[0] || rel.getInputs().stream().anyMatch(RelPlanner::hasSubQuery);
+  }
+
+  /** Whether any node defines a correlation variable (a correlate, or a node a subquery left). */
+  private static boolean hasCorrelate(RelNode rel) {
+    if (rel instanceof org.apache.calcite.rel.core.Correlate || !rel.getVariablesSet().isEmpty()) {
+      return true;
+    }
+    for (RelNode input : rel.getInputs()) {
+      if (hasCorrelate(input)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean hasWindow(RelNode rel) {

@@ -128,6 +128,14 @@ public final class SqlEngine {
   }
 
   private PreparedQuery prepare(String sql, SqlNode statement, Map<TableName, Version> pins) {
+    if (isMultiRelation(statement)) {
+      // The binder would refuse it; the untouched parse goes straight to the relational planner.
+      try {
+        return planRelational(statement, pins);
+      } catch (SqlException relational) {
+        throw SqlParsing.originalPosition(sql, relational);
+      }
+    }
     try {
       return new LakePreparedQuery(new Binder(catalog, pins).bind(statement), execution);
     } catch (SqlException e) {
