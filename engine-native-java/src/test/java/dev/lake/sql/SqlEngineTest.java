@@ -25,6 +25,15 @@ class SqlEngineTest extends SqlFixture {
     assertEquals(List.of(list(0L)), rows("SELECT count(*) FROM episodes WHERE robot = 'r2d'"));
   }
 
+  /** A shared subexpression and its negation in one select list each keep their own values. */
+  @Test
+  void notOfASharedSubexpressionLeavesTheSharedValueAlone() {
+    assertEquals(List.of(list(1L, true, false), list(2L, false, true)), rows(
+        "SELECT id, id < 2, NOT (id < 2) FROM episodes WHERE id <= 2 ORDER BY id"));
+    assertEquals(List.of(list(1L, false, true), list(2L, true, false)), rows(
+        "SELECT id, NOT (id < 2), id < 2 FROM episodes WHERE id <= 2 ORDER BY id"));
+  }
+
   @Test
   void inListsHoldingNullAreNullNotFalseInsideOrAndNot() {
     // id IN (1, 2, 3, NULL) is TRUE for 1..3 and NULL (not FALSE) for every other id.
