@@ -95,6 +95,16 @@ public final class Catalog implements AutoCloseable {
     return scan(RegistryCodec.namespacePrefix(namespace));
   }
 
+  /**
+   * The directory generation: a number that moves on every create, replace and drop (after the
+   * table's record has changed), never on appends. One read of the store.
+   */
+  public long directoryGeneration() {
+    return store.get(RegistryCodec.DIRECTORY_GENERATION)
+        .map(b -> Long.parseLong(new String(b, StandardCharsets.US_ASCII)))
+        .orElse(0L);
+  }
+
   /** The registry record of {@code ident}, if registered. */
   public Optional<TableEntry> lookup(TableIdent ident) {
     String key = RegistryCodec.tableKey(ident);

@@ -163,6 +163,25 @@ class CatalogTest {
   }
 
   @Test
+  void theDirectoryGenerationMovesOnCreateReplaceAndDropButNotOnAppend() throws Exception {
+    long start = catalog.directoryGeneration();
+    catalog.create(EPISODES, IDS, "log");
+    long created = catalog.directoryGeneration();
+    assertTrue(created > start, "create");
+    append(EPISODES, 0, 3);
+    assertEquals(created, catalog.directoryGeneration(), "append");
+    try (VectorSchemaRoot root = ids(10, 2);
+        RecordBatchReader reader = new RecordBatchReader(allocator, IDS,
+            List.of(new VectorUnloader(root).getRecordBatch()))) {
+      catalog.replace(EPISODES, IDS, operation(9), reader);
+    }
+    long replaced = catalog.directoryGeneration();
+    assertTrue(replaced > created, "replace");
+    catalog.drop(EPISODES);
+    assertTrue(catalog.directoryGeneration() > replaced, "drop");
+  }
+
+  @Test
   void reopeningRollsForwardAVersionTheEngineCommittedAfterTheRegistryLastMoved() throws Exception {
     TableEntry entry = catalog.create(EPISODES, IDS, "log");
     append(EPISODES, 0, 5);

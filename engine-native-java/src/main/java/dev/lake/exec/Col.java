@@ -56,6 +56,13 @@ public abstract sealed class Col permits Col.Longs, Col.Doubles, Col.Bools, Col.
       nulls = new boolean[size];
     }
 
+    /** The first {@code size} elements of the given arrays (kept, not copied). */
+    public Longs(int size, long[] values, boolean[] nulls) {
+      super(size);
+      this.values = values;
+      this.nulls = nulls;
+    }
+
     @Override
     public boolean isNull(int i) {
       return nulls[i];
@@ -75,6 +82,13 @@ public abstract sealed class Col permits Col.Longs, Col.Doubles, Col.Bools, Col.
       super(size);
       values = new double[size];
       nulls = new boolean[size];
+    }
+
+    /** The first {@code size} elements of the given arrays (kept, not copied). */
+    public Doubles(int size, double[] values, boolean[] nulls) {
+      super(size);
+      this.values = values;
+      this.nulls = nulls;
     }
 
     @Override

@@ -189,6 +189,63 @@ public final class Vectors {
   }
 
   /**
+   * As {@link #read} for a {@code bigint}, {@code int}, {@code date} or {@code double} column
+   * without NULLs, into the arrays of {@code reuse} when it is a column of the same representation
+   * with room for the batch (its contents are overwritten), else into new ones. For a consumer
+   * that is done with one batch's values before it reads the next (an aggregate's arguments):
+   * the arrays are not allocated per batch. Null for other columns; use {@link #read}.
+   */
+  public static Col readReusing(FieldVector vector, Batch batch, Col reuse) {
+    if (vector.getNullCount() != 0) {
+      return null;
+    }
+    int n = batch.count();
+    int[] sel = batch.selection();
+    MemorySegment seg = switch (vector) {
+      case BigIntVector v -> segment(v.getDataBuffer());
+      case IntVector v -> segment(v.getDataBuffer());
+      case DateDayVector v -> segment(v.getDataBuffer());
+      case Float8Vector v -> segment(v.getDataBuffer());
+      default -> null;
+    };
+    if (seg == null) {
+      return null;
+    }
+    if (vector instanceof Float8Vector) {
+      Col.Doubles out = reuse instanceof Col.Doubles d && d.values.length >= n
+          ? new Col.Doubles(n, d.values, d.nulls) : new Col.Doubles(n);
+      if (sel == null) {
+        MemorySegment.copy(seg, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, out.values, 0, n);
+      } else {
+        for (int i = 0; i < n; i++) {
+          out.values[i] = seg.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, sel[i]);
+        }
+      }
+      return out.markNoNulls();
+    }
+    Col.Longs out = reuse instanceof Col.Longs l && l.values.length >= n
+        ? new Col.Longs(n, l.values, l.nulls) : new Col.Longs(n);
+    if (vector instanceof BigIntVector) {
+      if (sel == null) {
+        MemorySegment.copy(seg, ValueLayout.JAVA_LONG_UNALIGNED, 0, out.values, 0, n);
+      } else {
+        for (int i = 0; i < n; i++) {
+          out.values[i] = seg.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, sel[i]);
+        }
+      }
+    } else if (sel == null) {
+      for (int i = 0; i < n; i++) {
+        out.values[i] = seg.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i);
+      }
+    } else {
+      for (int i = 0; i < n; i++) {
+        out.values[i] = seg.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, sel[i]);
+      }
+    }
+    return out.markNoNulls();
+  }
+
+  /**
    * The common case of a fixed-width column without NULLs, read through a {@link MemorySegment}
    * view of its data buffer: one bulk copy for a dense batch, a gather for a selection. Null for
    * types without a fast path.

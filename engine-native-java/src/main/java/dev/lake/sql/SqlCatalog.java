@@ -3,6 +3,7 @@ package dev.lake.sql;
 import dev.lake.engine.TableHandle;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * What the SQL front end needs to know about the tables of the catalog {@value #LAKE}: which
@@ -23,4 +24,14 @@ public interface SqlCatalog {
    * must not close it.
    */
   Optional<TableHandle> openTable(TableName name);
+
+  /**
+   * A number that changes whenever a table is created, dropped or replaced anywhere in this
+   * catalog, that is whenever a name may come to resolve differently; empty if the catalog cannot
+   * tell. {@link SqlEngine} reuses a statement's plan only over a catalog that can, and only while
+   * this number, and the location and version of every table the plan reads, are unchanged.
+   */
+  default OptionalLong directoryGeneration() {
+    return OptionalLong.empty();
+  }
 }

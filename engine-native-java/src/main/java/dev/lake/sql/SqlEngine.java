@@ -41,8 +41,12 @@ public final class SqlEngine {
   private static final java.util.regex.Pattern EXPLAIN =
       java.util.regex.Pattern.compile("(?is)\\s*EXPLAIN\\s+(?!PLAN\\b)");
 
+  /** Plans kept by default: statements a server sees repeatedly, a few KB of plan each. */
+  public static final int DEFAULT_PLAN_CACHE_ENTRIES = 256;
+
   private final Execution execution;
   private final int threads;
+  private final PlanCache plans;
 
   public SqlEngine(SqlCatalog catalog) {
     this(catalog, Long.MAX_VALUE);
@@ -69,6 +73,21 @@ public final class SqlEngine {
    * @throws IllegalArgumentException if threads, budget or timeout is not positive
    */
   public SqlEngine(SqlCatalog catalog, long queryBudget, int threads, java.time.Duration queryTimeout) {
+    this(catalog, queryBudget, threads, queryTimeout, DEFAULT_PLAN_CACHE_ENTRIES);
+  }
+
+  /**
+   * As {@link #SqlEngine(SqlCatalog, long, int, java.time.Duration)}, keeping the plans of up to
+   * {@code planCacheEntries} recent statements (0: plan every statement afresh). A kept plan is
+   * reused only while it is exactly right: the catalog's directory generation, and the location
+   * and version of every table it reads, unchanged (see {@link SqlCatalog#directoryGeneration}).
+   *
+   * @throws IllegalArgumentException if threads, budget or timeout is not positive, or
+   *     planCacheEntries is negative
+   */
+  public SqlEngine(SqlCatalog catalog, long queryBudget, int threads, java.time.Duration queryTimeout,
+      int planCacheEntries) {
+    this.plans = new PlanCache(planCacheEntries);
     this.catalog = Objects.requireNonNull(catalog, "catalog");
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be at least 1: " + threads);
@@ -102,17 +121,26 @@ public final class SqlEngine {
   public PreparedQuery prepare(String sql, Map<TableName, Version> pins) {
     Objects.requireNonNull(sql, "sql");
     Objects.requireNonNull(pins, "pins");
+    return plans.plan(sql, pins, catalog, c -> plan(sql, pins, c));
+  }
+
+  /** Statements planned, and of those answered by a kept plan: {@code [hits, misses]}. */
+  long[] planCacheCounts() {
+    return new long[] {plans.hits(), plans.misses()};
+  }
+
+  private PreparedQuery plan(String sql, Map<TableName, Version> pins, SqlCatalog catalog) {
     java.util.regex.Matcher explainPrefix = EXPLAIN.matcher(sql);
     if (explainPrefix.lookingAt()) {
       // Blank the keyword out so positions in errors still point into the text as written.
       String query = " ".repeat(explainPrefix.end()) + sql.substring(explainPrefix.end());
-      return explain(prepare(query, SqlParsing.parse(query), pins));
+      return explain(prepare(query, SqlParsing.parse(query), pins, catalog));
     }
     SqlNode statement = SqlParsing.parse(sql);
     if (statement instanceof org.apache.calcite.sql.SqlExplain explain) {
-      return explain(prepare(sql, explain.getExplicandum(), pins));
+      return explain(prepare(sql, explain.getExplicandum(), pins, catalog));
     }
-    return prepare(sql, statement, pins);
+    return prepare(sql, statement, pins, catalog);
   }
 
   /** {@code EXPLAIN q}: one VARCHAR column {@code plan}, one row per line of q's physical plan. */
@@ -127,11 +155,12 @@ public final class SqlEngine {
     return new RelPreparedQuery(values, new Schema(fields), query.pins(), execution);
   }
 
-  private PreparedQuery prepare(String sql, SqlNode statement, Map<TableName, Version> pins) {
+  private PreparedQuery prepare(String sql, SqlNode statement, Map<TableName, Version> pins,
+      SqlCatalog catalog) {
     if (isMultiRelation(statement)) {
       // The binder would refuse it; the untouched parse goes straight to the relational planner.
       try {
-        return planRelational(statement, pins);
+        return planRelational(statement, pins, catalog);
       } catch (SqlException relational) {
         throw SqlParsing.originalPosition(sql, relational);
       }
@@ -154,7 +183,7 @@ public final class SqlEngine {
         if (fresh instanceof org.apache.calcite.sql.SqlExplain x) {
           fresh = x.getExplicandum();
         }
-        return planRelational(fresh, pins);
+        return planRelational(fresh, pins, catalog);
       } catch (SqlException relational) {
         throw SqlParsing.originalPosition(sql, function ? e : relational);
       }
@@ -190,7 +219,8 @@ public final class SqlEngine {
     return found[0] || selects[0] > 1;
   }
 
-  private PreparedQuery planRelational(SqlNode statement, Map<TableName, Version> pins) {
+  private PreparedQuery planRelational(SqlNode statement, Map<TableName, Version> pins,
+      SqlCatalog catalog) {
     RelPlanner.Planned planned = new RelPlanner(catalog, pins).plan(statement);
     var rel = planned.rel();
     RelTranslator translator = new RelTranslator(rel.getCluster().getRexBuilder(),

@@ -10,6 +10,7 @@ import dev.lake.sql.TableName;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The SQL front end's view of the table registry: schemas are registry namespaces, and a table
@@ -53,5 +54,11 @@ public final class CatalogSqlCatalog implements SqlCatalog {
       return Optional.empty();
     }
     return catalog.readHandle(ident);
+  }
+
+  /** The registry's directory generation, which moves on every create, replace and drop. */
+  @Override
+  public OptionalLong directoryGeneration() {
+    return OptionalLong.of(catalog.directoryGeneration());
   }
 }

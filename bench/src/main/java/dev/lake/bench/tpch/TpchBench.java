@@ -40,7 +40,12 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * each engine's plan costs in work, whatever share of the cores it was given.
  *
  * <pre>bench/tpch [--sf 1] [--runs 5] [--warmup 3] [--threads 1[,2...]] [--queries 1,6]
- *            [--dir /tmp/lake-tpch-sf1] [--sql "SELECT ... FROM lineitem"]...</pre>
+ *            [--dir /tmp/lake-tpch-sf1] [--sql "SELECT ... FROM lineitem"]... [--plans fresh|cached]</pre>
+ *
+ * {@code --plans fresh} (the default) plans every run in both engines: lake with its plan cache
+ * off, DuckDB through {@code executeQuery}. {@code --plans cached} measures a statement a server
+ * sees again: lake keeps its plan (the plan cache checks the tables' versions each run), DuckDB
+ * executes one {@code PreparedStatement} prepared before the warm-ups.
  *
  * {@code --sql} (repeatable) runs the given statements instead of the numbered queries, for
  * timing the parts of a query; tables are named as in TPC-H, unqualified.
@@ -59,6 +64,7 @@ public final class TpchBench {
     List<String> statements = new ArrayList<>();
     Path dir = null;
     boolean explain = false;
+    boolean cachedPlans = false;
     for (int i = 0; i < args.length; i += 2) {
       switch (args[i]) {
         case "--sf" -> sf = Double.parseDouble(args[i + 1]);
@@ -70,6 +76,11 @@ public final class TpchBench {
         case "--dir" -> dir = Path.of(args[i + 1]);
         case "--explain" -> explain = Boolean.parseBoolean(args[i + 1]);
         case "--sql" -> statements.add(args[i + 1]);
+        case "--plans" -> cachedPlans = switch (args[i + 1]) {
+          case "fresh" -> false;
+          case "cached" -> true;
+          default -> throw new IllegalArgumentException("--plans takes fresh or cached, not " + args[i + 1]);
+        };
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -111,8 +122,10 @@ public final class TpchBench {
         Files.writeString(dir.resolve("loaded"), "sf=" + sf + "\n");
         System.out.printf(Locale.ROOT, "generated and loaded SF %s in %.1f s%n", sf, (System.nanoTime() - start) / 1e9);
       }
-      System.out.printf(Locale.ROOT, "%nTPC-H SF %s, %d runs after %d warm-ups, DuckDB and lake with threads=%s each%n",
-          sf, runs, warmups, threadCounts);
+      System.out.printf(Locale.ROOT, "%nTPC-H SF %s, %d runs after %d warm-ups, DuckDB and lake with threads=%s each, %s%n",
+          sf, runs, warmups, threadCounts, cachedPlans
+              ? "plans kept (lake's plan cache; DuckDB executes one PreparedStatement)"
+              : "every run planned afresh (lake's plan cache off; DuckDB executeQuery)");
       System.out.printf(Locale.ROOT, "%-5s %7s %12s %12s %8s %10s %12s %12s %8s%n", "query", "threads", "lake ms",
           "duckdb ms", "ratio", "rows", "lake cpu ms", "duck cpu ms", "cpu ratio");
       double[] logSums = new double[threadCounts.size()];
@@ -133,7 +146,9 @@ public final class TpchBench {
           try (Statement s = duck.createStatement()) {
             s.execute("SET threads TO " + threads);
           }
-          SqlEngine sql = new SqlEngine(catalog, Long.MAX_VALUE, threads);
+          SqlEngine sql = new SqlEngine(catalog, Long.MAX_VALUE, threads, null,
+              cachedPlans ? SqlEngine.DEFAULT_PLAN_CACHE_ENTRIES : 0);
+          DuckQuery duckQuery = cachedPlans ? new PreparedDuckQuery(duck.prepareStatement(text)) : () -> runDuck(duck, text);
           if (explain) {
             explain(sql, text, allocator);
           }
@@ -142,7 +157,7 @@ public final class TpchBench {
           long rows = 0;
           for (int w = 0; w < warmups; w++) {
             runLake(sql, text, allocator);
-            runDuck(duck, text);
+            duckQuery.run();
           }
           double[] cpu = new double[runs];
           double[] peerCpu = new double[runs];
@@ -154,10 +169,11 @@ public final class TpchBench {
             cpu[r] = (ProcessCpu.nanos() - c0) / 1e6;
             long c1 = ProcessCpu.nanos();
             long t1 = System.nanoTime();
-            runDuck(duck, text);
+            duckQuery.run();
             peer[r] = (System.nanoTime() - t1) / 1e6;
             peerCpu[r] = (ProcessCpu.nanos() - c1) / 1e6;
           }
+          duckQuery.close();
           double l = median(lake);
           double p = median(peer);
           logSums[t] += Math.log(l / p);
@@ -206,6 +222,33 @@ public final class TpchBench {
       }
     }
     return rows;
+  }
+
+  /** One query in DuckDB, run to its last row. */
+  private interface DuckQuery extends AutoCloseable {
+    long run() throws Exception;
+
+    @Override
+    default void close() throws Exception {}
+  }
+
+  /** A statement DuckDB planned once, executed each run. */
+  private record PreparedDuckQuery(java.sql.PreparedStatement statement) implements DuckQuery {
+    @Override
+    public long run() throws Exception {
+      long rows = 0;
+      try (ResultSet rs = statement.executeQuery()) {
+        while (rs.next()) {
+          rows++;
+        }
+      }
+      return rows;
+    }
+
+    @Override
+    public void close() throws Exception {
+      statement.close();
+    }
   }
 
   private static double median(double[] values) {

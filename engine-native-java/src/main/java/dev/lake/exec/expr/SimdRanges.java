@@ -103,15 +103,20 @@ final class SimdRanges {
    * column once. Rows past the last whole word are tested one by one.
    */
 
-  /** ANDs (or, if {@code first}, writes) whether each of rows {@code 0..n-1} of 32-bit {@code data} lies in {@code [lo, hi]}. */
+  /**
+   * ANDs (or, if {@code first}, writes) whether each of rows {@code 0..n-1} of 32-bit {@code data}
+   * lies in {@code [lo, hi]}; needs {@code lo <= hi}.
+   */
   static void intsMask(MemorySegment data, int n, int lo, int hi, long[] words, boolean first) {
     int lanes = INTS.length();
     int whole = n >>> 6;
+    // lo <= v <= hi as one unsigned compare, v - lo <= hi - lo (both wrapping), since lo <= hi.
+    int span = hi - lo;
     for (int w = 0; w < whole; w++) {
       long bits = 0;
       for (int j = 0; j < 64; j += lanes) {
         IntVector v = IntVector.fromMemorySegment(INTS, data, ((long) (w << 6) + j) * 4, ByteOrder.LITTLE_ENDIAN);
-        bits |= v.compare(VectorOperators.GE, lo).and(v.compare(VectorOperators.LE, hi)).toLong() << j;
+        bits |= v.sub(lo).compare(VectorOperators.ULE, span).toLong() << j;
       }
       words[w] = first ? bits : words[w] & bits;
     }
@@ -129,11 +134,12 @@ final class SimdRanges {
   static void longsMask(MemorySegment data, int n, long lo, long hi, long[] words, boolean first) {
     int lanes = LONGS.length();
     int whole = n >>> 6;
+    long span = hi - lo;
     for (int w = 0; w < whole; w++) {
       long bits = 0;
       for (int j = 0; j < 64; j += lanes) {
         LongVector v = LongVector.fromMemorySegment(LONGS, data, ((long) (w << 6) + j) * 8, ByteOrder.LITTLE_ENDIAN);
-        bits |= v.compare(VectorOperators.GE, lo).and(v.compare(VectorOperators.LE, hi)).toLong() << j;
+        bits |= v.sub(lo).compare(VectorOperators.ULE, span).toLong() << j;
       }
       words[w] = first ? bits : words[w] & bits;
     }

@@ -34,6 +34,12 @@ public final class HashAggregateOperator implements Operator {
   private final List<Expr.Agg> aggs;
   /** The distinct aggregate arguments, each evaluated once a batch; -1 in argSlot for count(*). */
   private final List<Kernel> aggArgs;
+  /**
+   * For each distinct argument that is a bare column, its index in the input batch, else -1: such
+   * arguments are read into arrays kept from batch to batch ({@link Vectors#readReusing}), which
+   * the accumulators are done with before the next batch.
+   */
+  private final int[] argColumns;
   private final int[] argSlot;
   /** For a SUM or AVG of a product, the slot of its second factor ({@link #argSlot} has the first); else -1. */
   private final int[] factorSlot;
@@ -70,6 +76,7 @@ public final class HashAggregateOperator implements Operator {
       }
     }
     this.aggArgs = Kernel.compileShared(distinct);
+    this.argColumns = distinct.stream().mapToInt(e -> e instanceof Expr.Column c ? c.index() : -1).toArray();
     this.argsTotal = distinct.stream().allMatch(HashAggregateOperator::total);
     this.allocator = allocator;
     this.heap = new HeapBudget(allocator, "hash aggregate");
@@ -154,6 +161,8 @@ public final class HashAggregateOperator implements Operator {
     int charged = 0;
     int[] groups = new int[0];
     int[] rowGroups = new int[0];
+    Col[] args = new Col[aggArgs.size()];
+    Col[] scratch = new Col[aggArgs.size()];
     Batch batch;
     while ((batch = input.next()) != null) {
       int n = batch.count();
@@ -186,9 +195,14 @@ public final class HashAggregateOperator implements Operator {
         byRow = rowGroups;
         rows = physical;
       }
-      Col[] args = new Col[aggArgs.size()];
       for (int j = 0; j < args.length; j++) {
-        args[j] = aggArgs.get(j).eval(evaluated);
+        // Only arrays this loop allocated are written again: a kernel's result may be shared.
+        Col read = argColumns[j] < 0 ? null
+            : Vectors.readReusing(evaluated.root().getVector(argColumns[j]), evaluated, scratch[j]);
+        if (read != null) {
+          scratch[j] = read;
+        }
+        args[j] = read != null ? read : aggArgs.get(j).eval(evaluated);
       }
       shared.add(byRow, rows, args, groupCount);
       for (int a = 0; a < accumulators.size(); a++) {

@@ -22,6 +22,8 @@ import org.junit.jupiter.api.Test;
 class ColumnRangeTest {
   private static final Expr.Op[] OPS = {Expr.Op.EQ, Expr.Op.LT, Expr.Op.LE, Expr.Op.GT, Expr.Op.GE};
   private static final long[] LONG_EDGES = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+  private static final int[] INT_EDGES = {Integer.MIN_VALUE, Integer.MIN_VALUE + 1, -1, 0, 1, Integer.MAX_VALUE - 1,
+      Integer.MAX_VALUE};
   private static final double[] DOUBLE_EDGES = {Double.NEGATIVE_INFINITY, -1.5, -0.0, 0.0, Double.MIN_VALUE, 2.5,
       Double.MAX_VALUE, Double.POSITIVE_INFINITY, Double.NaN};
 
@@ -51,7 +53,7 @@ class ColumnRangeTest {
         } else {
           longs.set(i, random.nextInt(4) == 0 ? LONG_EDGES[random.nextInt(LONG_EDGES.length)] : random.nextInt(21) - 10);
         }
-        days.set(i, random.nextInt(21) - 10);
+        days.set(i, random.nextInt(8) == 0 ? INT_EDGES[random.nextInt(INT_EDGES.length)] : random.nextInt(21) - 10);
         if (i % 13 == 0) {
           doubles.setNull(i);
         } else {
@@ -92,7 +94,13 @@ class ColumnRangeTest {
               }
               case 1 -> {
                 column = d;
-                literal = new Expr.Literal((long) random.nextInt(21) - 10, SqlType.of(SqlType.Kind.DATE, false));
+                // Constants beyond the 32-bit range clamp to it; the ends wrap in the unsigned compare.
+                long v = switch (random.nextInt(4)) {
+                  case 0 -> LONG_EDGES[random.nextInt(LONG_EDGES.length)];
+                  case 1 -> INT_EDGES[random.nextInt(INT_EDGES.length)];
+                  default -> random.nextInt(21) - 10;
+                };
+                literal = new Expr.Literal(v, SqlType.of(SqlType.Kind.DATE, false));
               }
               default -> {
                 column = random.nextBoolean() ? f : fd;

@@ -7,14 +7,30 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** A {@link SqlCatalog} over open table handles, for tests. */
 public final class MapCatalog implements SqlCatalog {
   private final Map<TableName, TableHandle> tables = new LinkedHashMap<>();
+  private volatile long generation;
 
-  public MapCatalog put(TableName name, TableHandle table) {
+  /** Adds or replaces a table; moves the directory generation. */
+  public synchronized MapCatalog put(TableName name, TableHandle table) {
     tables.put(name, table);
+    generation++;
     return this;
+  }
+
+  /** Removes a table; moves the directory generation. */
+  public synchronized MapCatalog remove(TableName name) {
+    tables.remove(name);
+    generation++;
+    return this;
+  }
+
+  @Override
+  public OptionalLong directoryGeneration() {
+    return OptionalLong.of(generation);
   }
 
   @Override
