@@ -30,7 +30,7 @@ public final class Vectors {
 
   /** Reads the live rows of {@code batch} from {@code vector} into a new column. */
   public static Col read(FieldVector vector, Batch batch) {
-    if (vector.getNullCount() == 0) {
+    if (!hasNulls(vector)) {
       Col dense = readWithoutNulls(vector, batch);
       return (dense != null ? dense : readAny(vector, batch)).markNoNulls();
     }
@@ -196,7 +196,7 @@ public final class Vectors {
    * the arrays are not allocated per batch. Null for other columns; use {@link #read}.
    */
   public static Col readReusing(FieldVector vector, Batch batch, Col reuse) {
-    if (vector.getNullCount() != 0) {
+    if (hasNulls(vector)) {
       return null;
     }
     int n = batch.count();
@@ -298,7 +298,7 @@ public final class Vectors {
    * the column has NULLs, the types differ or the type has no such path.
    */
   public static boolean gatherWithoutNulls(FieldVector source, int[] sel, int n, FieldVector target) {
-    if (source.getNullCount() != 0
+    if (hasNulls(source)
         || !source.getField().getType().equals(target.getField().getType())) {
       return false;
     }
@@ -371,6 +371,42 @@ public final class Vectors {
    * All of the address space as one segment: views of Arrow buffers are slices of it, which
    * avoids {@link MemorySegment#reinterpret}'s caller check on every batch.
    */
+  private static final ValueLayout.OfLong VALIDITY_WORD =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+  /**
+   * Whether any of the vector's rows is NULL: {@code getNullCount() != 0}, read from the validity
+   * bitmap a word at a time. Arrow's count reads it a checked long at a time (about 2.4 us per
+   * 64K rows), and operators ask several times per batch. Vectors with no bitmap of their own
+   * (nested, null-typed) ask Arrow.
+   */
+  public static boolean hasNulls(org.apache.arrow.vector.ValueVector vector) {
+    int n = vector.getValueCount();
+    if (n == 0) {
+      return false;
+    }
+    ArrowBuf validity = vector instanceof BaseFixedWidthVector f ? f.getValidityBuffer()
+        : vector instanceof org.apache.arrow.vector.BaseVariableWidthVector v ? v.getValidityBuffer() : null;
+    if (validity == null || validity.capacity() < (n + 7) / 8) {
+      return vector.getNullCount() != 0;
+    }
+    MemorySegment bits = segment(validity);
+    int whole = n >>> 6;
+    long all = -1L;
+    for (int w = 0; w < whole; w++) {
+      all &= bits.getAtIndex(VALIDITY_WORD, w);
+    }
+    if (all != -1L) {
+      return true;
+    }
+    for (int r = whole << 6; r < n; r++) {
+      if ((bits.get(ValueLayout.JAVA_BYTE, r >>> 3) >> (r & 7) & 1) == 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static final MemorySegment ADDRESS_SPACE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
   /** A bounds-checked view of {@code buffer}'s memory. */

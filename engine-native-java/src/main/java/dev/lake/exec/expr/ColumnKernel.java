@@ -41,7 +41,7 @@ final class ColumnKernel implements Kernel {
       return null;
     }
     FieldVector vector = batch.root().getVector(column.index);
-    return vector instanceof Float8Vector v && v.getNullCount() == 0
+    return vector instanceof Float8Vector v && !Vectors.hasNulls(v)
         ? Vectors.segment(v.getDataBuffer()) : null;
   }
 }

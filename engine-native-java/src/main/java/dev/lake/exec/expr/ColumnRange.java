@@ -134,7 +134,7 @@ final class ColumnRange implements SelectionFilter {
       return 0;
     }
     FieldVector vector = batch.root().getVector(column);
-    MemorySegment valid = vector.getNullCount() == 0 ? null : Vectors.segment(vector.getValidityBuffer());
+    MemorySegment valid = Vectors.hasNulls(vector) ? Vectors.segment(vector.getValidityBuffer()) : null;
     int[] sel = batch.selection();
     int n = batch.count();
     return switch (vector) {
@@ -182,7 +182,7 @@ final class ColumnRange implements SelectionFilter {
       SimdRanges.intsMask(data, n, (int) Math.max(longLo, Integer.MIN_VALUE),
           (int) Math.min(longHi, Integer.MAX_VALUE), words, first);
     }
-    if (vector.getNullCount() != 0) {
+    if (Vectors.hasNulls(vector)) {
       // A NULL row never passes: AND the validity bitmap, which has the same bit order.
       MemorySegment valid = Vectors.segment(vector.getValidityBuffer());
       int whole = n >>> 6;

@@ -39,7 +39,7 @@ final class RangeConjunction implements SelectionFilter {
         live = liveRows(words, n);
       }
       if (next > 0) {
-        count = rows(words, n, out);
+        count = SimdRanges.USABLE ? SimdRanges.rows(words, n, out) : rows(words, n, out);
         batch = new Batch(batch.root(), out, count);
       }
     }

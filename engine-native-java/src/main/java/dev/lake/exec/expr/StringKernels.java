@@ -60,7 +60,7 @@ final class StringKernels {
       int[] sel = batch.selection();
       MemorySegment offsets = Vectors.segment(v.getOffsetBuffer());
       MemorySegment data = Vectors.segment(v.getDataBuffer());
-      boolean noNulls = v.getNullCount() == 0;
+      boolean noNulls = !Vectors.hasNulls(v);
       if (noNulls) {
         int count = selectWithoutNulls(offsets, data, sel, n, out);
         if (count >= 0) {
@@ -101,7 +101,7 @@ final class StringKernels {
       Col.Bools out = new Col.Bools(n);
       MemorySegment offsets = Vectors.segment(v.getOffsetBuffer());
       MemorySegment data = Vectors.segment(v.getDataBuffer());
-      boolean noNulls = v.getNullCount() == 0;
+      boolean noNulls = !Vectors.hasNulls(v);
       boolean unknowns = !noNulls;
       for (int i = 0; i < n; i++) {
         int r = sel == null ? i : sel[i];

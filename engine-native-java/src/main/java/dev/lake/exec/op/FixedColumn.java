@@ -61,7 +61,7 @@ final class FixedColumn {
       }
     }
     boolean[] nulls = null;
-    if (vector.getNullCount() != 0) {
+    if (Vectors.hasNulls(vector)) {
       nulls = new boolean[n];
       for (int i = 0; i < n; i++) {
         nulls[i] = vector.isNull(batch.row(i));
@@ -125,7 +125,8 @@ final class FixedColumn {
     copyRows(Vectors.segment(source.getDataBuffer()), ((BaseFixedWidthVector) source).getTypeWidth(), rows, n,
         Vectors.segment(out.getDataBuffer()));
     setAllValid(out.getValidityBuffer(), n);
-    for (int i = 0; source.getNullCount() != 0 && i < n; i++) {
+    boolean nulls = Vectors.hasNulls(source);
+    for (int i = 0; nulls && i < n; i++) {
       if (source.isNull(rows[i])) {
         out.setNull(i);
       }

@@ -379,7 +379,7 @@ final class GroupKeys {
         ArrowBuf dataBuf = v.getDataBuffer();
         MemorySegment offsets = Vectors.segment(offsetBuf);
         MemorySegment data = Vectors.segment(dataBuf);
-        boolean noNulls = v.getNullCount() == 0;
+        boolean noNulls = !Vectors.hasNulls(v);
         long wordEnd = data.byteSize() - 8;
         for (int i = 0; i < n; i++) {
           int r = sel == null ? i : sel[i];

@@ -87,7 +87,7 @@ final class NarrowKeyTable {
     int bits = 0;
     for (int k = 0; k < columns.length; k++) {
       FieldVector v = batch.root().getVector(columns[k]);
-      if (!(v instanceof VarCharVector s) || s.getNullCount() > 0) {
+      if (!(v instanceof VarCharVector s) || Vectors.hasNulls(s)) {
         return null;
       }
       found[k] = fixedLength(s);

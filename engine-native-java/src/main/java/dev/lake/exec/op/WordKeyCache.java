@@ -81,7 +81,7 @@ final class WordKeyCache {
     for (int k = 0; k < width; k++) {
       vectors[k] = batch.root().getVector(columns[k]);
       // Counting NULLs scans the validity bitmap: once a batch, not once a chunk.
-      noNulls[k] = vectors[k].getNullCount() == 0;
+      noNulls[k] = !Vectors.hasNulls(vectors[k]);
     }
     int misses = 0;
     for (int from = 0; from < n; from += CHUNK) {
