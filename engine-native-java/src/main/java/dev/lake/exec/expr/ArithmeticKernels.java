@@ -7,6 +7,8 @@ import dev.lake.exec.SqlType;
 import java.lang.foreign.MemorySegment;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * {@code + - * / %} and unary minus. Integer results are checked against their type's range and
@@ -17,37 +19,77 @@ final class ArithmeticKernels {
   private ArithmeticKernels() {}
 
   static Kernel binary(Expr.Op op, Kernel left, Kernel right, SqlType type) {
+    return binary(op, left, right, type, false);
+  }
+
+  /**
+   * As {@link #binary(Expr.Op, Kernel, Kernel, SqlType)}; with {@code recycle}, a {@code double}
+   * result is written into the arrays of the kernel's previous result when they are large
+   * enough, for consumers that are done with one batch's values before they evaluate the next
+   * (see {@link Kernel#compileShared(List, boolean)}).
+   */
+  static Kernel binary(Expr.Op op, Kernel left, Kernel right, SqlType type, boolean recycle) {
     if (type.isLongBacked()) {
       return batch -> longs(op, (Col.Longs) left.eval(batch), (Col.Longs) right.eval(batch), type);
     }
     if (type.isFloat()) {
+      Results results = new Results(recycle);
       if (op == Expr.Op.ADD || op == Expr.Op.SUB || op == Expr.Op.MUL) {
         if (right instanceof LogicKernels.Constant c && c.value() instanceof Double y) {
-          return batch -> doublesScalar(op, left, batch, y, false);
+          return batch -> doublesScalar(op, left, batch, y, false, results);
         }
         if (left instanceof LogicKernels.Constant c && c.value() instanceof Double x) {
-          return batch -> doublesScalar(op, right, batch, x, true);
+          return batch -> doublesScalar(op, right, batch, x, true, results);
         }
         return batch -> {
           MemorySegment x = ColumnKernel.denseDoubles(left, batch);
           MemorySegment y = ColumnKernel.denseDoubles(right, batch);
           if (x == null && y == null) {
-            return doubles(op, (Col.Doubles) left.eval(batch), (Col.Doubles) right.eval(batch));
+            return doubles(op, (Col.Doubles) left.eval(batch), (Col.Doubles) right.eval(batch), results);
           }
           // At least one side straight from its Arrow buffer; the other, if computed, no NULLs.
           Col.Doubles a = x == null ? (Col.Doubles) left.eval(batch) : null;
           Col.Doubles b = y == null ? (Col.Doubles) right.eval(batch) : null;
           if (a != null && !a.noNulls() || b != null && !b.noNulls()) {
             return doubles(op, a != null ? a : (Col.Doubles) left.eval(batch),
-                b != null ? b : (Col.Doubles) right.eval(batch));
+                b != null ? b : (Col.Doubles) right.eval(batch), results);
           }
           return doubles(op, x != null ? x : MemorySegment.ofArray(a.values),
-              y != null ? y : MemorySegment.ofArray(b.values), batch.count());
+              y != null ? y : MemorySegment.ofArray(b.values), batch.count(), results);
         };
       }
-      return batch -> doubles(op, (Col.Doubles) left.eval(batch), (Col.Doubles) right.eval(batch));
+      return batch -> doubles(op, (Col.Doubles) left.eval(batch), (Col.Doubles) right.eval(batch), results);
     }
     return batch -> decimals(op, (Col.Objects) left.eval(batch), (Col.Objects) right.eval(batch), type);
+  }
+
+  /**
+   * Where one kernel's {@code double} results go: fresh arrays each batch, or, when recycling,
+   * the arrays of its previous result (its own, never an input's), with NULL flags cleared if
+   * that result had any.
+   */
+  private static final class Results {
+    private final boolean recycle;
+    private Col.Doubles last;
+
+    Results(boolean recycle) {
+      this.recycle = recycle;
+    }
+
+    Col.Doubles doubles(int n) {
+      if (!recycle) {
+        return new Col.Doubles(n);
+      }
+      if (last == null || last.values.length < n) {
+        last = new Col.Doubles(n);
+        return last;
+      }
+      if (!last.noNulls()) {
+        Arrays.fill(last.nulls, false);
+      }
+      last = new Col.Doubles(n, last.values, last.nulls);
+      return last;
+    }
   }
 
   static Kernel negate(Kernel arg, SqlType type) {
@@ -137,21 +179,22 @@ final class ArithmeticKernels {
   }
 
   /** {@code arg op c} (or {@code c op arg}), reading {@code arg}'s Arrow buffer when it is a dense column. */
-  private static Col doublesScalar(Expr.Op op, Kernel arg, Batch batch, double c, boolean constantLeft) {
+  private static Col doublesScalar(Expr.Op op, Kernel arg, Batch batch, double c, boolean constantLeft,
+      Results results) {
     MemorySegment x = ColumnKernel.denseDoubles(arg, batch);
     if (x == null) {
-      return doublesScalar(op, (Col.Doubles) arg.eval(batch), c, constantLeft);
+      return doublesScalar(op, (Col.Doubles) arg.eval(batch), c, constantLeft, results);
     }
     int n = batch.count();
-    Col.Doubles out = new Col.Doubles(n);
+    Col.Doubles out = results.doubles(n);
     SimdArithmetic.scalar(op, x, c, constantLeft, out.values, n);
     out.markNoNulls();
     return out;
   }
 
   /** {@code x op y} for + - * over rows without NULLs, each side a buffer or an array. */
-  private static Col doubles(Expr.Op op, MemorySegment x, MemorySegment y, int n) {
-    Col.Doubles out = new Col.Doubles(n);
+  private static Col doubles(Expr.Op op, MemorySegment x, MemorySegment y, int n, Results results) {
+    Col.Doubles out = results.doubles(n);
     SimdArithmetic.binary(op, x, y, out.values, n);
     out.markNoNulls();
     return out;
@@ -161,9 +204,9 @@ final class ArithmeticKernels {
    * {@code a op c} (or {@code c op a} when {@code constantLeft}) for + - *, which cannot fail: one
    * branch-free loop the JIT vectorises; NULL rows keep their flags.
    */
-  private static Col doublesScalar(Expr.Op op, Col.Doubles a, double c, boolean constantLeft) {
+  private static Col doublesScalar(Expr.Op op, Col.Doubles a, double c, boolean constantLeft, Results results) {
     int n = a.size;
-    Col.Doubles out = new Col.Doubles(n);
+    Col.Doubles out = results.doubles(n);
     double[] x = a.values;
     double[] r = out.values;
     switch (op) {
@@ -186,10 +229,10 @@ final class ArithmeticKernels {
     return out;
   }
 
-  private static Col doubles(Expr.Op op, Col.Doubles a, Col.Doubles b) {
+  private static Col doubles(Expr.Op op, Col.Doubles a, Col.Doubles b, Results results) {
     int n = a.size;
     if (a.noNulls() && b.noNulls() && (op == Expr.Op.ADD || op == Expr.Op.SUB || op == Expr.Op.MUL)) {
-      Col.Doubles out = new Col.Doubles(n);
+      Col.Doubles out = results.doubles(n);
       double[] x = a.values;
       double[] y = b.values;
       double[] r = out.values;
@@ -201,7 +244,7 @@ final class ArithmeticKernels {
       out.markNoNulls();
       return out;
     }
-    Col.Doubles out = new Col.Doubles(n);
+    Col.Doubles out = results.doubles(n);
     for (int i = 0; i < n; i++) {
       if (a.nulls[i] || b.nulls[i]) {
         out.nulls[i] = true;

@@ -28,7 +28,17 @@ public interface Kernel {
    * (a column read, an arithmetic term) is computed once per batch and its result reused.
    */
   static List<Kernel> compileShared(List<Expr> exprs) {
-    KernelCompiler compiler = new KernelCompiler(exprs);
+    return compileShared(exprs, false);
+  }
+
+  /**
+   * As {@link #compileShared(List)}; with {@code recycle}, floating-point arithmetic writes each
+   * batch's result into the arrays of its previous one (no allocation per batch). Only for a
+   * consumer that is done with every value of one batch, and keeps no reference to its columns,
+   * before it evaluates the next batch (an aggregate's arguments).
+   */
+  static List<Kernel> compileShared(List<Expr> exprs, boolean recycle) {
+    KernelCompiler compiler = new KernelCompiler(exprs, recycle);
     return exprs.stream().map(compiler::compile).toList();
   }
 }

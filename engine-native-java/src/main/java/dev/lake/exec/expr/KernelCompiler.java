@@ -20,8 +20,15 @@ import java.util.Set;
 final class KernelCompiler {
   private final Set<Expr> shared = new HashSet<>();
   private final Map<Expr, Kernel> memos = new HashMap<>();
+  /** Whether arithmetic results may reuse their previous batch's arrays (see {@link Kernel#compileShared(List, boolean)}). */
+  private final boolean recycle;
 
   KernelCompiler(List<Expr> together) {
+    this(together, false);
+  }
+
+  KernelCompiler(List<Expr> together, boolean recycle) {
+    this.recycle = recycle;
     Map<Expr, Integer> occurrences = new HashMap<>();
     for (Expr e : together) {
       count(e, occurrences);
@@ -67,7 +74,7 @@ final class KernelCompiler {
       case Expr.Literal l -> new LogicKernels.Constant(l);
       case Expr.Call c -> switch (c.op()) {
         case ADD, SUB, MUL, DIV, MOD -> ArithmeticKernels.binary(
-            c.op(), compile(c.args().get(0)), compile(c.args().get(1)), c.type());
+            c.op(), compile(c.args().get(0)), compile(c.args().get(1)), c.type(), recycle);
         case NEG -> ArithmeticKernels.negate(compile(c.args().get(0)), c.type());
         case EQ, NE -> {
           Kernel generic = ComparisonKernels.compare(

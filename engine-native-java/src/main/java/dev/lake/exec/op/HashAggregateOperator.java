@@ -75,7 +75,8 @@ public final class HashAggregateOperator implements Operator {
         argSlot[a] = slotOf(agg.arg(), distinct);
       }
     }
-    this.aggArgs = Kernel.compileShared(distinct);
+    // The accumulators are done with a batch's arguments before the next is evaluated.
+    this.aggArgs = Kernel.compileShared(distinct, true);
     this.argColumns = distinct.stream().mapToInt(e -> e instanceof Expr.Column c ? c.index() : -1).toArray();
     this.argsTotal = distinct.stream().allMatch(HashAggregateOperator::total);
     this.allocator = allocator;

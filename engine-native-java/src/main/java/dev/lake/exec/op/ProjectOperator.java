@@ -29,7 +29,8 @@ public final class ProjectOperator implements Operator {
     this.input = input;
     this.schema = schema;
     this.exprs = List.copyOf(exprs);
-    this.kernels = Kernel.compileShared(exprs);
+    // Each batch's values are written into the output vectors before the next batch is evaluated.
+    this.kernels = Kernel.compileShared(exprs, true);
     this.allocator = allocator;
   }
 

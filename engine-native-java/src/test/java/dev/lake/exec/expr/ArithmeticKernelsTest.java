@@ -77,6 +77,66 @@ class ArithmeticKernelsTest {
     }
   }
 
+  /**
+   * Kernels compiled to recycle their results answer each batch as fresh ones do, through batches
+   * of different sizes, with and without NULLs in turn: a NULL flag of an earlier batch never
+   * shows in a later one, and a result without NULLs says so.
+   */
+  @Test
+  void recycledResultsAnswerEachBatchAsFreshOnesDo() {
+    Random random = new Random(5);
+    try (BufferAllocator allocator = new RootAllocator()) {
+      Expr cx = new Expr.Column(0, "x", DOUBLE);
+      Expr cz = new Expr.Column(1, "z", DOUBLE);
+      Expr one = new Expr.Literal(1.0, SqlType.of(SqlType.Kind.FLOAT64, false));
+      List<Expr> expressions = List.of(call(Expr.Op.MUL, cx, call(Expr.Op.SUB, one, cz)),
+          call(Expr.Op.MUL, call(Expr.Op.MUL, cx, call(Expr.Op.SUB, one, cz)), call(Expr.Op.ADD, one, cx)),
+          call(Expr.Op.ADD, cz, one), call(Expr.Op.DIV, cx, call(Expr.Op.ADD, cz, one)));
+      List<Kernel> recycled = Kernel.compileShared(expressions, true);
+      for (int round = 0; round < 12; round++) {
+        int n = 1 + random.nextInt(round % 3 == 0 ? 50 : 2000);
+        boolean nulls = round % 2 == 0;
+        try (Float8Vector x = new Float8Vector("x", allocator);
+            Float8Vector z = new Float8Vector("z", allocator)) {
+          x.allocateNew(n);
+          z.allocateNew(n);
+          for (int i = 0; i < n; i++) {
+            x.set(i, random.nextDouble() * 10);
+            if (nulls && i % 3 == 0) {
+              z.setNull(i);
+            } else {
+              z.set(i, random.nextDouble());
+            }
+          }
+          x.setValueCount(n);
+          z.setValueCount(n);
+          try (VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(x, z))) {
+            root.setRowCount(n);
+            int[] odd = new int[n / 2];
+            for (int i = 0; i < odd.length; i++) {
+              odd[i] = 2 * i + 1;
+            }
+            for (Batch batch : List.of(Batch.dense(root), new Batch(root, odd, odd.length))) {
+              for (int e = 0; e < expressions.size(); e++) {
+                Col.Doubles fresh = (Col.Doubles) Kernel.compile(expressions.get(e)).eval(batch);
+                Col.Doubles reused = (Col.Doubles) recycled.get(e).eval(batch);
+                String where = expressions.get(e) + " round " + round;
+                assertEquals(fresh.size, reused.size, where);
+                assertEquals(fresh.noNulls(), reused.noNulls(), where);
+                for (int i = 0; i < fresh.size; i++) {
+                  assertEquals(fresh.isNull(i), reused.isNull(i), where + " null at " + i);
+                  if (!fresh.isNull(i)) {
+                    assertEquals(fresh.values[i], reused.values[i], where + " at " + i);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   private static Expr call(Expr.Op op, Expr a, Expr b) {
     return new Expr.Call(op, List.of(a, b), DOUBLE);
   }
