@@ -63,9 +63,16 @@ final class PlanCache {
     synchronized (entries) {
       kept = entries.get(key);
     }
-    if (kept != null && kept.generation() == generation.getAsLong() && current(kept, pins, catalog)) {
-      hits.incrementAndGet();
-      return kept.query();
+    if (kept != null) {
+      if (kept.generation() == generation.getAsLong() && current(kept, pins, catalog)) {
+        hits.incrementAndGet();
+        return kept.query();
+      }
+      // Stale: drop it now, so that a statement that no longer plans (its table dropped) does
+      // not keep the old snapshots reachable until it is evicted.
+      synchronized (entries) {
+        entries.remove(key, kept);
+      }
     }
     misses.incrementAndGet();
     RecordingCatalog recording = new RecordingCatalog(catalog);

@@ -124,9 +124,14 @@ public final class SqlEngine {
     return plans.plan(sql, pins, catalog, c -> plan(sql, pins, c));
   }
 
-  /** Statements planned, and of those answered by a kept plan: {@code [hits, misses]}. */
+  /** Statements answered by a kept plan and planned afresh: {@code [hits, misses]}. */
   long[] planCacheCounts() {
     return new long[] {plans.hits(), plans.misses()};
+  }
+
+  /** Plans kept now. */
+  int planCacheSize() {
+    return plans.size();
   }
 
   private PreparedQuery plan(String sql, Map<TableName, Version> pins, SqlCatalog catalog) {

@@ -155,6 +155,7 @@ class PlanCacheTest {
     catalog.remove(EVENTS);
     SqlException e = assertThrows(SqlException.class, () -> sql.prepare(COUNT));
     assertEquals(SqlException.Kind.TABLE_NOT_FOUND, e.kind());
+    assertEquals(0, sql.planCacheSize(), "the stale plan is not kept");
   }
 
   @Test
