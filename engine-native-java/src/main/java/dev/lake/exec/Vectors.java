@@ -31,7 +31,7 @@ public final class Vectors {
   /** Reads the live rows of {@code batch} from {@code vector} into a new column. */
   public static Col read(FieldVector vector, Batch batch) {
     if (!hasNulls(vector)) {
-      Col dense = readWithoutNulls(vector, batch);
+      Col dense = readWithoutNulls(vector, batch, null);
       return (dense != null ? dense : readAny(vector, batch)).markNoNulls();
     }
     return readAny(vector, batch);
@@ -199,64 +199,23 @@ public final class Vectors {
     if (hasNulls(vector)) {
       return null;
     }
-    int n = batch.count();
-    int[] sel = batch.selection();
-    MemorySegment seg = switch (vector) {
-      case BigIntVector v -> segment(v.getDataBuffer());
-      case IntVector v -> segment(v.getDataBuffer());
-      case DateDayVector v -> segment(v.getDataBuffer());
-      case Float8Vector v -> segment(v.getDataBuffer());
-      default -> null;
-    };
-    if (seg == null) {
-      return null;
-    }
-    if (vector instanceof Float8Vector) {
-      Col.Doubles out = reuse instanceof Col.Doubles d && d.values.length >= n
-          ? new Col.Doubles(n, d.values, d.nulls) : new Col.Doubles(n);
-      if (sel == null) {
-        MemorySegment.copy(seg, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, out.values, 0, n);
-      } else {
-        for (int i = 0; i < n; i++) {
-          out.values[i] = seg.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, sel[i]);
-        }
-      }
-      return out.markNoNulls();
-    }
-    Col.Longs out = reuse instanceof Col.Longs l && l.values.length >= n
-        ? new Col.Longs(n, l.values, l.nulls) : new Col.Longs(n);
-    if (vector instanceof BigIntVector) {
-      if (sel == null) {
-        MemorySegment.copy(seg, ValueLayout.JAVA_LONG_UNALIGNED, 0, out.values, 0, n);
-      } else {
-        for (int i = 0; i < n; i++) {
-          out.values[i] = seg.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, sel[i]);
-        }
-      }
-    } else if (sel == null) {
-      for (int i = 0; i < n; i++) {
-        out.values[i] = seg.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i);
-      }
-    } else {
-      for (int i = 0; i < n; i++) {
-        out.values[i] = seg.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, sel[i]);
-      }
-    }
-    return out.markNoNulls();
+    Col read = readWithoutNulls(vector, batch, reuse);
+    return read == null ? null : read.markNoNulls();
   }
 
   /**
    * The common case of a fixed-width column without NULLs, read through a {@link MemorySegment}
-   * view of its data buffer: one bulk copy for a dense batch, a gather for a selection. Null for
+   * view of its data buffer: one bulk copy for a dense batch, a gather for a selection, into the
+   * arrays of {@code reuse} when it has the same representation and room (else new ones). Null for
    * types without a fast path.
    */
-  private static Col readWithoutNulls(FieldVector vector, Batch batch) {
+  private static Col readWithoutNulls(FieldVector vector, Batch batch, Col reuse) {
     int n = batch.count();
     int[] sel = batch.selection();
     ArrowBuf data = vector.getDataBuffer();
     switch (vector) {
       case BigIntVector v -> {
-        Col.Longs out = new Col.Longs(n);
+        Col.Longs out = longs(reuse, n);
         MemorySegment seg = segment(data);
         if (sel == null) {
           MemorySegment.copy(seg, ValueLayout.JAVA_LONG_UNALIGNED, 0, out.values, 0, n);
@@ -268,13 +227,14 @@ public final class Vectors {
         return out;
       }
       case IntVector v -> {
-        return ints(segment(data), sel, n);
+        return ints(segment(data), sel, n, longs(reuse, n));
       }
       case DateDayVector v -> {
-        return ints(segment(data), sel, n);
+        return ints(segment(data), sel, n, longs(reuse, n));
       }
       case Float8Vector v -> {
-        Col.Doubles out = new Col.Doubles(n);
+        Col.Doubles out = reuse instanceof Col.Doubles d && d.values.length >= n
+            ? new Col.Doubles(n, d.values, d.nulls) : new Col.Doubles(n);
         MemorySegment seg = segment(data);
         if (sel == null) {
           MemorySegment.copy(seg, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, out.values, 0, n);
@@ -367,10 +327,6 @@ public final class Vectors {
     }
   }
 
-  /**
-   * All of the address space as one segment: views of Arrow buffers are slices of it, which
-   * avoids {@link MemorySegment#reinterpret}'s caller check on every batch.
-   */
   private static final ValueLayout.OfLong VALIDITY_WORD =
       ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
@@ -407,6 +363,10 @@ public final class Vectors {
     return false;
   }
 
+  /**
+   * All of the address space as one segment: views of Arrow buffers are slices of it, which
+   * avoids {@link MemorySegment#reinterpret}'s caller check on every batch.
+   */
   private static final MemorySegment ADDRESS_SPACE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
   /** A bounds-checked view of {@code buffer}'s memory. */
@@ -414,8 +374,12 @@ public final class Vectors {
     return ADDRESS_SPACE.asSlice(buffer.memoryAddress(), buffer.capacity());
   }
 
-  private static Col.Longs ints(MemorySegment seg, int[] sel, int n) {
-    Col.Longs out = new Col.Longs(n);
+  /** A column of {@code n} longs over the arrays of {@code reuse} if it has them and room, else new. */
+  private static Col.Longs longs(Col reuse, int n) {
+    return reuse instanceof Col.Longs l && l.values.length >= n ? new Col.Longs(n, l.values, l.nulls) : new Col.Longs(n);
+  }
+
+  private static Col.Longs ints(MemorySegment seg, int[] sel, int n, Col.Longs out) {
     if (sel == null) {
       for (int i = 0; i < n; i++) {
         out.values[i] = seg.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i);

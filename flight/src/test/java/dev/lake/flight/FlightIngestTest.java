@@ -106,6 +106,57 @@ class FlightIngestTest {
     }
   }
 
+  /**
+   * The server keeps statement plans (the plan cache); the same text, and the same JDBC prepared
+   * statement, run again after every append and after a replace with another schema answer from
+   * the data as it is then, and a column the replace removed is refused by name.
+   */
+  @Test
+  void aRepeatedStatementSeesEveryAppendAndReplace() throws Exception {
+    FlightSqlClient client = lake.client();
+    String count = "SELECT COUNT(*), MAX(id) FROM lab.runs";
+    try (VectorSchemaRoot rows = IngestData.episodes(lake.clientAllocator(), 0, 1_000)) {
+      client.executeIngest(rows, IngestData.options("lab", "runs",
+          TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE, TableExistsOption.TABLE_EXISTS_OPTION_FAIL));
+    }
+    try (Connection connection = DriverManager.getConnection(lake.jdbcUrl());
+        Statement statement = connection.createStatement();
+        java.sql.PreparedStatement prepared = connection.prepareStatement(count)) {
+      long expected = 1_000;
+      for (int round = 0; round < 3; round++) {
+        if (round > 0) {
+          try (VectorSchemaRoot rows = IngestData.episodes(lake.clientAllocator(), expected, 1_000)) {
+            client.executeIngest(rows, IngestData.options("lab", "runs",
+                TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL, TableExistsOption.TABLE_EXISTS_OPTION_APPEND));
+          }
+          expected += 1_000;
+        }
+        for (ResultSet rs : List.of(statement.executeQuery(count), prepared.executeQuery())) {
+          try (rs) {
+            assertTrue(rs.next());
+            assertEquals(expected, rs.getLong(1), "round " + round);
+            assertEquals(expected - 1, rs.getLong(2), "round " + round);
+          }
+        }
+      }
+      Schema narrow = new Schema(List.of(Field.nullable("name", ArrowType.Utf8.INSTANCE)));
+      try (VectorSchemaRoot names = VectorSchemaRoot.create(narrow, lake.clientAllocator())) {
+        ((VarCharVector) names.getVector(0)).setSafe(0, "only".getBytes(StandardCharsets.UTF_8));
+        names.setRowCount(1);
+        client.executeIngest(names, IngestData.options("lab", "runs",
+            TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL,
+            TableExistsOption.TABLE_EXISTS_OPTION_REPLACE));
+      }
+      java.sql.SQLException gone = assertThrows(java.sql.SQLException.class,
+          () -> statement.executeQuery(count).close());
+      assertTrue(String.valueOf(gone.getMessage()).contains("id"), gone.getMessage());
+      try (ResultSet rs = statement.executeQuery("SELECT COUNT(*) FROM lab.runs")) {
+        assertTrue(rs.next());
+        assertEquals(1, rs.getLong(1));
+      }
+    }
+  }
+
   @Test
   void replaceSwapsTheContent() throws Exception {
     FlightSqlClient client = lake.client();

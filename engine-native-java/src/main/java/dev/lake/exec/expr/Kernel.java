@@ -35,7 +35,8 @@ public interface Kernel {
    * As {@link #compileShared(List)}; with {@code recycle}, floating-point arithmetic writes each
    * batch's result into the arrays of its previous one (no allocation per batch). Only for a
    * consumer that is done with every value of one batch, and keeps no reference to its columns,
-   * before it evaluates the next batch (an aggregate's arguments).
+   * before it evaluates the next batch (an aggregate's arguments; a projection, which writes each
+   * batch's values into its output vectors).
    */
   static List<Kernel> compileShared(List<Expr> exprs, boolean recycle) {
     KernelCompiler compiler = new KernelCompiler(exprs, recycle);
