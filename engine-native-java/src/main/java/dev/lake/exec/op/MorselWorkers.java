@@ -3,15 +3,26 @@ package dev.lake.exec.op;
 import dev.lake.exec.ExecutionException;
 import dev.lake.exec.QueryControl;
 import dev.lake.exec.QueryStoppedException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs one task per morsel on a few worker threads, each taking the next morsel when it is done
- * with one (morsel-driven scheduling: a slow morsel does not hold up the others). The workers of
- * one stage live only as long as it: {@link #run} returns, or throws, only after every worker
- * thread has stopped, so nothing touches the stage's results or buffers afterwards.
+ * with one (morsel-driven scheduling: a slow morsel does not hold up the others). A stage's
+ * workers are only its own while it runs: {@link #run} returns, or throws, only after every
+ * worker has left the stage, so nothing touches the stage's results or buffers afterwards.
+ *
+ * <p>Workers are pooled threads, idle ones kept for a minute: starting two threads for every stage
+ * of every query cost more than small stages took (Q6 at SF 1 ran slower on two threads than on
+ * one). The pool has no bound and no queue, so a stage started inside another stage's worker
+ * (a join table built while a morsel runs) gets threads of its own and never waits for its
+ * parent's.
  *
  * <p>Stopping: when a task fails, the other workers are interrupted and stop at their next batch
  * (tasks call {@link #stopping()} between batches; scans check the interrupt), and the first
@@ -20,6 +31,9 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class MorselWorkers {
   private static final AtomicInteger THREAD_IDS = new AtomicInteger();
+  private static final ExecutorService POOL = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+      new SynchronousQueue<>(), task -> Thread.ofPlatform().name("lake-sql-worker-" + THREAD_IDS.incrementAndGet())
+          .daemon().unstarted(task));
 
   /** The work for one morsel. */
   @FunctionalInterface
@@ -30,8 +44,10 @@ final class MorselWorkers {
   private final QueryControl control;
   private final AtomicBoolean failed = new AtomicBoolean();
   private final AtomicReference<Throwable> first = new AtomicReference<>();
+  /** The pooled thread serving each worker slot while it runs this stage's loop, else null. */
   private Thread[] threads = new Thread[0];
   private int started;
+  private CountDownLatch done = new CountDownLatch(0);
 
   private MorselWorkers(QueryControl control) {
     this.control = control;
@@ -74,37 +90,52 @@ final class MorselWorkers {
   static MorselWorkers start(int morsels, int threads, QueryControl control, Task task) {
     control.check();
     MorselWorkers workers = new MorselWorkers(control);
-    workers.threads = new Thread[Math.min(threads, morsels)];
+    int slots = Math.min(threads, morsels);
+    workers.threads = new Thread[slots];
+    workers.done = new CountDownLatch(slots);
     AtomicInteger next = new AtomicInteger();
-    Runnable loop = () -> {
-      int m;
-      try {
-        while (!workers.failed.get() && (m = next.getAndIncrement()) < morsels) {
-          control.check();
-          task.run(m, workers);
-        }
-      } catch (Throwable e) {
-        // Only the first failure is the query's; the others are its echoes (interrupts).
-        if (workers.failed.compareAndSet(false, true)) {
-          workers.first.set(e);
-          interruptAll(workers.threads);
-        }
-      }
-    };
-    for (int w = 0; w < workers.threads.length; w++) {
-      workers.threads[w] = Thread.ofPlatform().name("lake-sql-worker-" + THREAD_IDS.incrementAndGet())
-          .daemon().unstarted(loop);
-    }
     try {
-      for (; workers.started < workers.threads.length; workers.started++) {
-        workers.threads[workers.started].start();
+      for (; workers.started < slots; workers.started++) {
+        int slot = workers.started;
+        POOL.execute(() -> workers.serve(slot, next, morsels, task));
       }
     } catch (RuntimeException | Error e) {
+      for (int w = workers.started; w < slots; w++) {
+        workers.done.countDown();
+      }
       workers.stop();
       workers.join();
       throw e;
     }
     return workers;
+  }
+
+  /** One worker's loop on a pooled thread: morsels until none are left or the stage fails. */
+  private void serve(int slot, AtomicInteger next, int morsels, Task task) {
+    synchronized (this) {
+      threads[slot] = Thread.currentThread();
+    }
+    try {
+      int m;
+      while (!failed.get() && (m = next.getAndIncrement()) < morsels) {
+        control.check();
+        task.run(m, this);
+      }
+    } catch (Throwable e) {
+      // Only the first failure is the query's; the others are its echoes (interrupts).
+      if (failed.compareAndSet(false, true)) {
+        first.set(e);
+        interruptAll();
+      }
+    } finally {
+      synchronized (this) {
+        threads[slot] = null;
+      }
+      // An interrupt meant for this stage must not reach the thread's next stage, maybe another
+      // query's: none arrives once the slot is cleared (interruptAll holds the same lock).
+      Thread.interrupted();
+      done.countDown();
+    }
   }
 
   /** Whether a task failed (or the stage was stopped); {@link #join()} reports the failure. */
@@ -115,7 +146,7 @@ final class MorselWorkers {
   /** Stops the workers early without a failure: each stops at its next batch. */
   void stop() {
     if (failed.compareAndSet(false, true)) {
-      interruptAll(threads);
+      interruptAll();
     }
   }
 
@@ -128,18 +159,16 @@ final class MorselWorkers {
    */
   void join() {
     boolean interrupted = false;
-    for (int w = 0; w < started; w++) {
-      while (true) {
-        try {
-          threads[w].join();
-          break;
-        } catch (InterruptedException e) {
-          // The reading thread was interrupted: stop the workers, wait for them, then report.
-          interrupted = true;
-          if (failed.compareAndSet(false, true)) {
-            first.set(new QueryStoppedException(QueryStoppedException.Reason.CANCELLED, "query cancelled"));
-            interruptAll(threads);
-          }
+    while (true) {
+      try {
+        done.await();
+        break;
+      } catch (InterruptedException e) {
+        // The reading thread was interrupted: stop the workers, wait for them, then report.
+        interrupted = true;
+        if (failed.compareAndSet(false, true)) {
+          first.set(new QueryStoppedException(QueryStoppedException.Reason.CANCELLED, "query cancelled"));
+          interruptAll();
         }
       }
     }
@@ -152,8 +181,8 @@ final class MorselWorkers {
   }
 
   // The others stop at their next batch; an interrupt also reaches a scan between batches.
-  private static void interruptAll(Thread[] workers) {
-    for (Thread t : workers) {
+  private synchronized void interruptAll() {
+    for (Thread t : threads) {
       if (t != null && t != Thread.currentThread()) {
         t.interrupt();
       }
