@@ -63,6 +63,8 @@ public final class HashJoinOperator implements Operator {
   private long[] bucketKeys;
   private int[] bucketRows;
   private int mask;
+  private long[] hashFilter;
+  private int filterShift;
   private int directKey;
   private int[] directFirst;
   private int[] directStart;
@@ -78,6 +80,16 @@ public final class HashJoinOperator implements Operator {
   private long[][] probeLongKeys;
   private long[][] buildLongKeys;
   private int cursor;
+  /**
+   * The rows of the current batch that pass the table's {@link JoinTable#hashFilter}, ascending
+   * (the others match nothing), or null when every row is probed; and the next one to probe.
+   */
+  private int[] candidates;
+  private int candidateCount;
+  private int candidateCursor;
+  private int[] candidateScratch;
+  /** Cleared once a batch had most rows pass the filter: then it only adds work. */
+  private boolean filtering = true;
   /**
    * The matching pairs of the rows being joined: probe rows of the current batch and build rows.
    * Reused across batches; only the first {@link #pairs} entries are meaningful.
@@ -125,6 +137,8 @@ public final class HashJoinOperator implements Operator {
       bucketKeys = table.bucketKeys;
       bucketRows = table.bucketRows;
       mask = table.mask;
+      hashFilter = table.hashFilter;
+      filterShift = table.filterShift;
       directKey = table.directKey;
       directFirst = table.directFirst;
       directStart = table.directStart;
@@ -176,12 +190,39 @@ public final class HashJoinOperator implements Operator {
       probeLongKeys[k] = ((Col.Longs) keys[k]).values;
       buildLongKeys[k] = ((Col.Longs) buildKeyCols[k]).values;
     }
+    candidates = null;
+    if (hashes != null && hashFilter != null && filtering) {
+      filterRows(hashes, n);
+    }
     current = batch;
     currentKeys = keys;
     currentHashes = hashes;
     currentMatched = new boolean[n];
     currentProbeCols = new Col[probeTypes.size()];
     cursor = 0;
+  }
+
+  /**
+   * Lists the rows whose hash bit is set in the table's filter, without a branch on the bits;
+   * stops filtering later batches once most rows pass.
+   */
+  private void filterRows(int[] hashes, int n) {
+    if (candidateScratch == null || candidateScratch.length < n) {
+      candidateScratch = new int[n];
+    }
+    int[] out = candidateScratch;
+    long[] filter = hashFilter;
+    int shift = filterShift;
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+      int bit = hashes[i] >>> shift;
+      out[count] = i;
+      count += (int) (filter[bit >>> 6] >>> bit) & 1;
+    }
+    candidates = out;
+    candidateCount = count;
+    candidateCursor = 0;
+    filtering = 2 * count < n;
   }
 
   private boolean hasNullKey(Col[] keys, int row) {
@@ -210,6 +251,10 @@ public final class HashJoinOperator implements Operator {
     if (directFirst != null || directStart != null) {
       i = probeDirect(keys, from, n, matched);
     }
+    // Without a filter, every row from the cursor on; with one, only the rows that pass it.
+    int[] rows = candidates;
+    int k = rows == null ? i : candidateCursor;
+    int end = rows == null ? n : candidateCount;
     // One BIGINT/INTEGER/DATE key: the table is laid out by bucket; compare primitive values.
     boolean oneLong = bucketStart != null;
     long[] probeLongs = oneLong ? ((Col.Longs) keys[0]).values : null;
@@ -217,13 +262,14 @@ public final class HashJoinOperator implements Operator {
     boolean probeNoNulls = oneLong && keys[0].noNulls();
     int[] starts = bucketStart;
     long[] candidates = bucketKeys;
-    for (; oneLong && i < n && pairs < MAX_PAIRS; i++) {
+    for (; oneLong && k < end && pairs < MAX_PAIRS; k++) {
+      i = rows == null ? k : rows[k];
       if (!probeNoNulls && probeNulls[i]) {
         continue;
       }
       int b = hashes[i] & mask;
       long key = probeLongs[i];
-      for (int j = starts[b], end = starts[b + 1]; j < end; j++) {
+      for (int j = starts[b], stop = starts[b + 1]; j < stop; j++) {
         // Build rows with a NULL key are not in the layout, so equal values are non-null matches.
         if (candidates[j] != key) {
           continue;
@@ -237,7 +283,8 @@ public final class HashJoinOperator implements Operator {
       }
     }
     boolean chained = head != null;
-    for (; chained && i < n && pairs < MAX_PAIRS; i++) {
+    for (; chained && k < end && pairs < MAX_PAIRS; k++) {
+      i = rows == null ? k : rows[k];
       if (hasNullKey(keys, i)) {
         continue;
       }
@@ -252,6 +299,11 @@ public final class HashJoinOperator implements Operator {
         }
         addPair(i, r);
       }
+    }
+    if (oneLong || chained) {
+      // The rows before the next one to probe are done (those the filter skipped match nothing).
+      i = rows == null ? k : k < end ? rows[k] : n;
+      candidateCursor = k;
     }
     int to = i;
     cursor = to;

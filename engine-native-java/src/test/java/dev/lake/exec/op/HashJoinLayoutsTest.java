@@ -129,7 +129,129 @@ class HashJoinLayoutsTest {
     }
   }
 
+  @Test
+  void aSmallBuildSideSkipsTheProbeRowsItsHashFilterRejectsAndStillMatchesANestedLoop() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      LongUnaryOperator spread = v -> v * 1_000_003L - 5;
+      // 40 build rows: 30 sparse keys, one of them on 10 rows, and NULLs.
+      List<List<Object>> build = rows(new Random(21), 40, 30, spread);
+      for (int i = 0; i < 10; i++) {
+        build.add(Arrays.asList(spread.applyAsLong(7), spread.applyAsLong(7), (long) i * 9));
+      }
+      // Probe batches of 6,000 rows whose keys mostly miss: about 1% hit, NULLs among them.
+      List<List<List<Object>>> batches = new ArrayList<>();
+      Random random = new Random(22);
+      for (int b = 0; b < 3; b++) {
+        List<List<Object>> batch = new ArrayList<>();
+        for (int i = 0; i < 6_000; i++) {
+          int pick = random.nextInt(100);
+          Long k = pick == 0 ? null : pick == 1 ? spread.applyAsLong(random.nextInt(30))
+              : spread.applyAsLong(1_000 + random.nextInt(1_000_000));
+          batch.add(Arrays.asList(k, k, (long) random.nextInt(100)));
+        }
+        batches.add(batch);
+      }
+      // A last batch where every row hits: the filter stops being used after it.
+      List<List<Object>> hits = new ArrayList<>();
+      for (int i = 0; i < 500; i++) {
+        long k = spread.applyAsLong(i % 30);
+        hits.add(Arrays.asList(k, k, (long) i % 100));
+      }
+      batches.add(hits);
+      batches.add(batches.get(0));
+      for (HashJoinOperator.Type type : HashJoinOperator.Type.values()) {
+        for (boolean residual : new boolean[] {false, true}) {
+          assertJoinMatchesNestedLoop(build, batches, type, 1, residual, allocator, Layout.BUCKETED, true);
+        }
+      }
+      // Composite keys are chained; the filter covers their combined hash.
+      List<List<Object>> twoKeyBuild = twoKeys(new Random(23), 60, spread);
+      List<List<Object>> twoKeyProbe = twoKeys(new Random(24), 20_000, v -> spread.applyAsLong(v % 3_000));
+      for (HashJoinOperator.Type type : HashJoinOperator.Type.values()) {
+        assertJoinMatchesNestedLoop(twoKeyBuild, List.of(twoKeyProbe), type, 2, false, allocator, Layout.CHAINED,
+            true);
+      }
+    }
+  }
+
+  @Test
+  void aFilteredProbeBatchWhoseMatchesExceedOneOutputContinuesAfterTheLastRowProbed() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      // 100 build rows share one sparse key; 1,396 of 60,000 probe rows carry it: 139,600 pairs,
+      // more than one output batch holds, so the probe stops inside the filtered rows and resumes.
+      long key = 123_456_789_011L;
+      List<List<Object>> build = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        build.add(Arrays.asList(key, key, (long) i));
+      }
+      build.add(Arrays.asList(5L, 5L, 1L));
+      List<List<Object>> probe = new ArrayList<>();
+      for (int i = 0; i < 60_000; i++) {
+        long k = i % 43 == 0 ? key : 1_000_000_000L + i * 7L;
+        probe.add(Arrays.asList(k, k, (long) i));
+      }
+      assertEquals(1_396, probe.stream().filter(r -> r.getFirst().equals(key)).count());
+      for (HashJoinOperator.Type type : HashJoinOperator.Type.values()) {
+        assertJoinMatchesNestedLoop(build, List.of(probe), type, 1, false, allocator, Layout.BUCKETED, true);
+      }
+    }
+  }
+
+  @Test
+  void aBuildSideOverTheFilterLimitHasNoFilter() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      List<List<Object>> build = rows(new Random(31), JoinTable.FILTER_MAX_ROWS + 1, 1 << 30, v -> v * 1_000_003L);
+      JoinSpec spec = spec(HashJoinOperator.Type.INNER, 1, false);
+      try (Operator input = values(build, allocator); JoinTable table = JoinTable.build(input, spec, 1, allocator)) {
+        assertEquals(null, table.hashFilter);
+      }
+      try (Operator input = values(build.subList(0, 1000), allocator);
+          JoinTable table = JoinTable.build(input, spec, 1, allocator)) {
+        // 32 bits a row, rounded up to a power of two.
+        assertEquals(32_768 / 64, table.hashFilter.length);
+      }
+    }
+  }
+
   private enum Layout { DIRECT, BUCKETED, CHAINED }
+
+  private static void assertJoinMatchesNestedLoop(List<List<Object>> build, List<List<List<Object>>> probeBatches,
+      HashJoinOperator.Type type, int keys, boolean residual, BufferAllocator allocator, Layout layout,
+      boolean filtered) {
+    JoinSpec spec = spec(type, keys, residual);
+    List<List<Object>> actual = new ArrayList<>();
+    try (Operator buildInput = values(build, allocator);
+        JoinTable table = JoinTable.build(buildInput, spec, 1, allocator)) {
+      assertEquals(layout == Layout.BUCKETED, table.bucketStart != null, "bucketed layout");
+      assertEquals(layout == Layout.CHAINED, table.head != null, "chained layout");
+      assertEquals(filtered, table.hashFilter != null, "hash filter");
+      List<Operator> inputs = new ArrayList<>();
+      for (List<List<Object>> batch : probeBatches) {
+        inputs.add(values(batch, allocator));
+      }
+      try (HashJoinOperator join = new HashJoinOperator(new UnionAllOperator(inputs), () -> table, false, spec,
+          allocator)) {
+        Batch batch;
+        while ((batch = join.next()) != null) {
+          for (int i = 0; i < batch.count(); i++) {
+            List<Object> row = new ArrayList<>();
+            for (int c = 0; c < batch.root().getFieldVectors().size(); c++) {
+              row.add(batch.root().getVector(c).getObject(batch.row(i)));
+            }
+            actual.add(row);
+          }
+        }
+      }
+    }
+    List<List<Object>> expected = new ArrayList<>();
+    for (List<List<Object>> batch : probeBatches) {
+      expected.addAll(nestedLoop(build, batch, type, keys, residual));
+    }
+    expected.sort(Comparator.comparing(Object::toString));
+    actual.sort(Comparator.comparing(Object::toString));
+    assertEquals(expected.size(), actual.size(), type + " keys=" + keys + " residual=" + residual + ": rows");
+    assertEquals(expected, actual, type + " keys=" + keys + " residual=" + residual);
+  }
 
   private static void assertJoinMatchesNestedLoop(List<List<Object>> build, List<List<Object>> probe,
       HashJoinOperator.Type type, int keys, boolean residual, BufferAllocator allocator, Layout layout) {
