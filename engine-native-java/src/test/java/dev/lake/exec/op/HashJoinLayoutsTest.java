@@ -231,16 +231,7 @@ class HashJoinLayoutsTest {
       }
       try (HashJoinOperator join = new HashJoinOperator(new UnionAllOperator(inputs), () -> table, false, spec,
           allocator)) {
-        Batch batch;
-        while ((batch = join.next()) != null) {
-          for (int i = 0; i < batch.count(); i++) {
-            List<Object> row = new ArrayList<>();
-            for (int c = 0; c < batch.root().getFieldVectors().size(); c++) {
-              row.add(batch.root().getVector(c).getObject(batch.row(i)));
-            }
-            actual.add(row);
-          }
-        }
+        actual.addAll(drain(join));
       }
     }
     List<List<Object>> expected = new ArrayList<>();
@@ -267,16 +258,7 @@ class HashJoinLayoutsTest {
       }
       try (HashJoinOperator join = new HashJoinOperator(values(probe, allocator), () -> table, false, spec,
           allocator)) {
-        Batch batch;
-        while ((batch = join.next()) != null) {
-          for (int i = 0; i < batch.count(); i++) {
-            List<Object> row = new ArrayList<>();
-            for (int c = 0; c < batch.root().getFieldVectors().size(); c++) {
-              row.add(batch.root().getVector(c).getObject(batch.row(i)));
-            }
-            actual.add(row);
-          }
-        }
+        actual.addAll(drain(join));
       }
     }
     List<List<Object>> expected = nestedLoop(build, probe, type, keys, residual);
@@ -289,6 +271,22 @@ class HashJoinLayoutsTest {
     for (int i = 0; i < expected.size(); i++) {
       assertEquals(expected.get(i), actual.get(i), type + " keys=" + keys + " residual=" + residual + ": row " + i);
     }
+  }
+
+  /** Every row the join returns, in its order. */
+  private static List<List<Object>> drain(Operator join) {
+    List<List<Object>> rows = new ArrayList<>();
+    Batch batch;
+    while ((batch = join.next()) != null) {
+      for (int i = 0; i < batch.count(); i++) {
+        List<Object> row = new ArrayList<>();
+        for (int c = 0; c < batch.root().getFieldVectors().size(); c++) {
+          row.add(batch.root().getVector(c).getObject(batch.row(i)));
+        }
+        rows.add(row);
+      }
+    }
+    return rows;
   }
 
   /** The reference: for each probe row in order, its matching build rows in order. */
