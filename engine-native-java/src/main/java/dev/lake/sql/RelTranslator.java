@@ -63,6 +63,13 @@ import org.apache.calcite.util.ImmutableBitSet;
 final class RelTranslator {
 
   /**
+   * A semi or anti join builds its kept side when the other side is estimated at least this many
+   * times larger: a table of the large side (all of lineitem for TPC-H Q21's EXISTS) costs more to
+   * build than streaming it past a table of the small one.
+   */
+  static final double BUILD_KEPT_SIDE_RATIO = 4;
+
+  /**
    * A physical plan node: its output columns ({@code types.get(i)} is null for a column the
    * engine only passes through, such as a struct), how to open it, and its EXPLAIN line.
    */
@@ -618,7 +625,11 @@ final class RelTranslator {
     Node left = translate(join.getLeft());
     Node right = translate(join.getRight());
     int nLeft = left.fields().size();
-    boolean swap = type == JoinRelType.RIGHT
+    // A semi or anti join whose kept (left) side is far smaller than the other builds the kept
+    // side and streams the other past it (HashJoinOperator's RIGHT_SEMI, RIGHT_ANTI).
+    boolean buildKept = (type == JoinRelType.SEMI || type == JoinRelType.ANTI) && hasEquiKey(join, nLeft)
+        && rows(join.getRight()) >= BUILD_KEPT_SIDE_RATIO * rows(join.getLeft());
+    boolean swap = type == JoinRelType.RIGHT || buildKept
         || (type == JoinRelType.INNER && rows(join.getLeft()) < rows(join.getRight()));
     Node probe = swap ? right : left;
     Node build = swap ? left : right;
@@ -669,8 +680,8 @@ final class RelTranslator {
     HashJoinOperator.Type physical = switch (type) {
       case INNER -> HashJoinOperator.Type.INNER;
       case LEFT, RIGHT -> HashJoinOperator.Type.LEFT;
-      case SEMI -> HashJoinOperator.Type.SEMI;
-      case ANTI -> HashJoinOperator.Type.ANTI;
+      case SEMI -> buildKept ? HashJoinOperator.Type.RIGHT_SEMI : HashJoinOperator.Type.SEMI;
+      case ANTI -> buildKept ? HashJoinOperator.Type.RIGHT_ANTI : HashJoinOperator.Type.ANTI;
       default -> throw RexToExpr.unsupported(type + " JOIN");
     };
     boolean outer = physical == HashJoinOperator.Type.LEFT;
@@ -723,6 +734,14 @@ final class RelTranslator {
     String label = "HashJoin " + type + (swap ? " (build left)" : "") + " keys=" + probeKeys.size()
         + (residualExpr == null ? "" : " residual") + " on " + join.getCondition()
         + (parallelBuild ? " build=parallel threads=" + threads : "");
+    if (buildKept) {
+      // The probe side's batches all reach one operator (through a Gather when it is a pipeline),
+      // which then returns the kept build rows: the left rows, in their order.
+      Node streamed = gather(probe);
+      return new Node(build.fields(), build.types(),
+          a -> new HashJoinOperator(streamed.open().apply(a), () -> buildTable.apply(a), true, spec, a),
+          () -> label, List.of(streamed, build), null);
+    }
     boolean semi = physical == HashJoinOperator.Type.SEMI || physical == HashJoinOperator.Type.ANTI;
     Node joined = new Node(semi ? probe.fields() : combinedFields, semi ? probe.types() : combinedTypes,
         a -> new HashJoinOperator(probe.open().apply(a), () -> buildTable.apply(a), true, spec, a),
@@ -748,6 +767,25 @@ final class RelTranslator {
 
   private double rows(RelNode rel) {
     return cardinality.rows(rel);
+  }
+
+  /** Whether the join's condition has a conjunct {@code left expression = right expression}. */
+  private static boolean hasEquiKey(Join join, int nLeft) {
+    ImmutableBitSet leftSide = ImmutableBitSet.range(0, nLeft);
+    for (RexNode c : RelOptUtil.conjunctions(join.getCondition())) {
+      if (c instanceof RexCall call && (c.getKind() == SqlKind.EQUALS || c.getKind() == SqlKind.IS_NOT_DISTINCT_FROM)) {
+        ImmutableBitSet a = RelOptUtil.InputFinder.bits(call.getOperands().get(0));
+        ImmutableBitSet b = RelOptUtil.InputFinder.bits(call.getOperands().get(1));
+        boolean aLeft = !a.isEmpty() && leftSide.contains(a);
+        boolean bLeft = !b.isEmpty() && leftSide.contains(b);
+        boolean aRight = !a.isEmpty() && a.nextSetBit(0) >= nLeft;
+        boolean bRight = !b.isEmpty() && b.nextSetBit(0) >= nLeft;
+        if ((aLeft && bRight) || (bLeft && aRight)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   // ---------------------------------------------------------------- sort, union, values

@@ -72,6 +72,23 @@ class SqlJoinTest extends SqlFixture {
   }
 
   @Test
+  void aSemiOrAntiJoinWhoseKeptSideIsFarSmallerBuildsTheKeptSideAndAnswersTheSame() {
+    String query = "SELECT id, robot FROM episodes e WHERE e.id = %d AND %s (SELECT 1 FROM episodes f "
+        + "WHERE f.robot = e.robot AND f.id <> e.id)";
+    // Every robot but the NULL one (episode 5) has a second episode.
+    for (long id = 1; id <= 8; id++) {
+      boolean exists = id != 5;
+      for (String form : List.of("EXISTS", "NOT EXISTS")) {
+        List<List<Object>> answer = rows(query.formatted(id, form));
+        assertEquals(exists == form.equals("EXISTS") ? 1 : 0, answer.size(), form + " for episode " + id);
+        List<Object> plan = column(rows("EXPLAIN " + query.formatted(id, form)));
+        String join = form.equals("EXISTS") ? "HashJoin SEMI (build left)" : "HashJoin ANTI (build left)";
+        assertTrue(plan.stream().anyMatch(l -> ((String) l).contains(join)), plan.toString());
+      }
+    }
+  }
+
+  @Test
   void correlatedAggregateGroupsOnlyTheKeysTheFilteredOuterRowsCarry() {
     String query = "SELECT id FROM episodes e WHERE e.task = 'pick' AND e.duration_s %s "
         + "(SELECT avg(f.duration_s) FROM episodes f WHERE f.robot = e.robot) ORDER BY id";

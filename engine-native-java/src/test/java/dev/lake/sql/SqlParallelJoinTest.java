@@ -74,6 +74,9 @@ class SqlParallelJoinTest {
   private static final String LONG_QUERY = "SELECT count(*), sum(a.qty + b.qty) FROM shop.items a"
       + " JOIN shop.items b ON a.id % 80 = b.id % 80";
 
+  private static final String KEPT_SIDE_BUILT = "SELECT o.customer, count(*), min(o.order_id) FROM shop.orders o"
+      + " WHERE o.status = 'open' AND o.order_id %% 7 = 1 AND %s (SELECT 1 FROM shop.items i"
+      + " WHERE i.order_id = o.order_id AND i.qty > 2) GROUP BY o.customer";
   private static final List<String> QUERIES = List.of(
       // inner join under a grouped aggregate: parallel build, probes in the aggregate's pipeline
       "SELECT o.status, count(*), sum(i.qty), sum(i.price), min(i.id), max(o.customer)"
@@ -112,7 +115,10 @@ class SqlParallelJoinTest {
       "SELECT i.id, o.status FROM shop.items i JOIN shop.orders o ON i.order_id = o.order_id LIMIT 7",
       // a non-decomposable aggregate over gathered probes
       "SELECT count(DISTINCT o.customer), count(*) FROM shop.items i"
-          + " JOIN shop.orders o ON i.order_id = o.order_id WHERE i.tag = 'red'");
+          + " JOIN shop.orders o ON i.order_id = o.order_id WHERE i.tag = 'red'",
+      // Few orders against all items: the orders are built, the items stream past them.
+      KEPT_SIDE_BUILT.formatted("EXISTS"),
+      KEPT_SIDE_BUILT.formatted("NOT EXISTS"));
 
   @TempDir static Path dir;
   private BufferAllocator root;
@@ -224,6 +230,21 @@ class SqlParallelJoinTest {
           assertEquals(first, actual, "same answer, to the last bit, with any number of workers: " + query);
         }
       }
+    }
+  }
+
+  @Test
+  void aSemiJoinBuildingItsKeptSideGathersTheStreamedSideOnTheWorkers() {
+    for (String form : List.of("EXISTS", "NOT EXISTS")) {
+      List<String> plan = rows(new SqlEngine(catalog, Long.MAX_VALUE, 2), "EXPLAIN " + KEPT_SIDE_BUILT.formatted(form),
+          QueryControl.create()).stream().map(r -> (String) r.getFirst()).toList();
+      String join = form.equals("EXISTS") ? "HashJoin SEMI (build left)" : "HashJoin ANTI (build left)";
+      int at = -1;
+      for (int i = 0; i < plan.size(); i++) {
+        at = plan.get(i).contains(join) ? i : at;
+      }
+      assertTrue(at >= 0, plan.toString());
+      assertTrue(plan.get(at + 1).contains("Gather (pipeline on 2 workers"), plan.toString());
     }
   }
 

@@ -27,14 +27,32 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * this operator per morsel, on several threads (see {@link Morsels}).
  *
  * <p>Output rows are probe columns then build columns (INNER, LEFT), or probe columns only
- * (SEMI, ANTI). A NULL key matches nothing unless its key is null-safe ({@code IS NOT DISTINCT
- * FROM}). The residual predicate, over probe-then-build columns, decides among key matches: a
- * LEFT row without a passing match gets NULL build columns, a SEMI row is kept when one match
- * passes, an ANTI row when none does. With no keys every pair is a candidate (cross join).
+ * (SEMI, ANTI), or build columns only (RIGHT_SEMI, RIGHT_ANTI). A NULL key matches nothing unless
+ * its key is null-safe ({@code IS NOT DISTINCT FROM}). The residual predicate, over
+ * probe-then-build columns, decides among key matches: a LEFT row without a passing match gets
+ * NULL build columns, a SEMI row is kept when one match passes, an ANTI row when none does. With
+ * no keys every pair is a candidate (cross join).
+ *
+ * <p>RIGHT_SEMI and RIGHT_ANTI keep the build rows that some probe row matches, or none does: a
+ * semi or anti join whose kept side is far smaller than the other builds the kept side and
+ * streams the large one past it (TPC-H Q21's EXISTS and NOT EXISTS over lineitem), instead of
+ * building a table of the large side. The probe marks the build rows it matches; once the probe
+ * input ends, the kept build rows follow in build order. Such a join is probed by one operator,
+ * never by copies per morsel, since each copy would see only part of the probe rows.
  */
 public final class HashJoinOperator implements Operator {
 
-  public enum Type { INNER, LEFT, SEMI, ANTI }
+  public enum Type {
+    INNER, LEFT, SEMI, ANTI, RIGHT_SEMI, RIGHT_ANTI;
+
+    /** Whether the output is the build rows, after the whole probe input (RIGHT_SEMI, RIGHT_ANTI). */
+    public boolean keepsBuildRows() {
+      return this == RIGHT_SEMI || this == RIGHT_ANTI;
+    }
+  }
+
+  /** The most build rows in one output batch of a RIGHT_SEMI or RIGHT_ANTI join. */
+  static final int BUILD_ROWS_PER_BATCH = 1 << 16;
 
   /** About the most key matches joined into one output batch. */
   static final int MAX_PAIRS = 1 << 17;
@@ -50,6 +68,7 @@ public final class HashJoinOperator implements Operator {
   private final List<SqlType> probeTypes;
   private final List<SqlType> buildTypes;
   private final Schema combined;
+  private final boolean keepsBuildRows;
   private final BufferAllocator allocator;
   private final QueryControl control;
 
@@ -97,6 +116,11 @@ public final class HashJoinOperator implements Operator {
   private int[] pairProbe;
   private int[] pairBuild;
   private int pairs;
+  private boolean probeEnded;
+  /** RIGHT_SEMI, RIGHT_ANTI: per build row, whether a probe row matched it. */
+  private boolean[] matchedBuild;
+  /** RIGHT_SEMI, RIGHT_ANTI: the next build row to consider for output once the probe has ended. */
+  private int emitted;
   /** Per probe row, its slot in a direct table and the entry it read there. */
   private int[] slotScratch;
   private int[] entryScratch;
@@ -120,6 +144,7 @@ public final class HashJoinOperator implements Operator {
     this.probeTypes = spec.probeTypes();
     this.buildTypes = spec.buildTypes();
     this.combined = spec.combined();
+    this.keepsBuildRows = type.keepsBuildRows();
     this.allocator = allocator;
     this.control = QueryControl.of(allocator);
   }
@@ -144,15 +169,19 @@ public final class HashJoinOperator implements Operator {
       directStart = table.directStart;
       directRows = table.directRows;
       directMin = table.directMin;
+      if (keepsBuildRows) {
+        matchedBuild = new boolean[table.keys[0].size];
+      }
     }
     while (true) {
       closeOutput();
       // A probe batch can take long to join (many matches per key): stop between its outputs.
       control.check();
       if (current == null) {
-        Batch batch = probe.next();
+        Batch batch = probeEnded ? null : probe.next();
         if (batch == null) {
-          return null;
+          probeEnded = true;
+          return keepsBuildRows ? nextBuildRows() : null;
         }
         start(batch);
       }
@@ -307,6 +336,10 @@ public final class HashJoinOperator implements Operator {
     }
     int to = i;
     cursor = to;
+    if (keepsBuildRows) {
+      markBuildRows(batch, currentProbeCols, pairProbe, pairBuild, pairs);
+      return null;
+    }
     int[] pp = pairProbe;
     int[] bp = pairBuild;
     int pairs = this.pairs;
@@ -450,6 +483,10 @@ public final class HashJoinOperator implements Operator {
 
   /** Records a matching pair: probe row {@code i} of the current batch, build row {@code r}. */
   private void addPair(int i, int r) {
+    if (keepsBuildRows && matchedBuild[r]) {
+      // Already matched: another match cannot change whether the build row is kept.
+      return;
+    }
     if (pairs == pairProbe.length) {
       pairProbe = Arrays.copyOf(pairProbe, pairs * 2);
       pairBuild = Arrays.copyOf(pairBuild, pairs * 2);
@@ -457,6 +494,57 @@ public final class HashJoinOperator implements Operator {
     pairProbe[pairs] = i;
     pairBuild[pairs] = r;
     pairs++;
+  }
+
+  /** Marks the build rows of the pairs whose residual passes (all of them without one). */
+  private void markBuildRows(Batch batch, Col[] probeCols, int[] pp, int[] bp, int pairs) {
+    if (residual == null) {
+      for (int p = 0; p < pairs; p++) {
+        matchedBuild[bp[p]] = true;
+      }
+      return;
+    }
+    if (pairs == 0) {
+      return;
+    }
+    output = materialize(batch, probeCols, pp, bp, pairs);
+    Col.Bools ok = (Col.Bools) residual.eval(Batch.dense(output));
+    for (int p = 0; p < pairs; p++) {
+      if (ok.isTrue(p)) {
+        matchedBuild[bp[p]] = true;
+      }
+    }
+    closeOutput();
+  }
+
+  /**
+   * The next batch of kept build rows (matched for RIGHT_SEMI, unmatched for RIGHT_ANTI, in build
+   * order), or null when all have been returned.
+   */
+  private Batch nextBuildRows() {
+    boolean keep = type == Type.RIGHT_SEMI;
+    int rows = matchedBuild.length;
+    int[] selected = new int[Math.min(BUILD_ROWS_PER_BATCH, Math.max(1, rows - emitted))];
+    int count = 0;
+    while (emitted < rows && count < selected.length) {
+      if (matchedBuild[emitted] == keep) {
+        selected[count++] = emitted;
+      }
+      emitted++;
+    }
+    if (count == 0) {
+      return null;
+    }
+    List<FieldVector> vectors = new ArrayList<>(buildTypes.size());
+    try {
+      addBuildColumns(vectors, selected, count);
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+    List<Field> fields = combined.getFields().subList(probeTypes.size(), combined.getFields().size());
+    output = new VectorSchemaRoot(fields, vectors, count);
+    return Batch.dense(output);
   }
 
   private boolean keysEqual(Col[] keys, int i, int r) {

@@ -29,6 +29,9 @@ public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Ex
     if (probeKeys.size() != buildKeys.size() || nullSafe.length != probeKeys.size()) {
       throw new IllegalArgumentException("one probe key, build key and null-safety flag per key");
     }
+    if (type.keepsBuildRows() && probeKeys.isEmpty()) {
+      throw new IllegalArgumentException(type + " needs a key: the build rows are found by it");
+    }
   }
 
   @Override
@@ -38,7 +41,8 @@ public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Ex
 
   /** Whether the build rows' columns are kept: they are output, or the residual reads them. */
   boolean keepsBuildColumns() {
-    return type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT || residual != null;
+    return type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT || type.keepsBuildRows()
+        || residual != null;
   }
 
   /** Whether a probe row needs only to know that some build row matches (SEMI, ANTI, no residual). */

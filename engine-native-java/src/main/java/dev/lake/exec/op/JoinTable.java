@@ -60,9 +60,9 @@ public final class JoinTable implements AutoCloseable {
    * down to a few rows usually meets probe rows that mostly miss (TPC-H Q17 probes 6M lineitem
    * rows, twice, against 204 parts), and each miss walked a bucket or chain whose length the
    * processor cannot predict. The filter has {@value #FILTER_BITS_PER_ROW} bits per row (one set
-   * per row, so about 3% of missing rows pass it) and stays within 128 KB, in the L2 cache.
+   * per row, so about 3% of missing rows pass it) and stays within 512 KB, in the L2 cache.
    */
-  static final int FILTER_MAX_ROWS = 1 << 15;
+  static final int FILTER_MAX_ROWS = 1 << 17;
   private static final int FILTER_BITS_PER_ROW = 32;
   private static final int DIRECT_SLACK = 1 << 16;
   private static final int DIRECT_MAX_SHARING = 2;

@@ -2,6 +2,7 @@ package dev.lake.exec.op;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.exec.Batch;
 import dev.lake.exec.SqlType;
@@ -198,6 +199,49 @@ class HashJoinLayoutsTest {
   }
 
   @Test
+  void keptBuildRowsComeInBuildOrderInBatchesOfBoundedSize() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      // 150,000 build rows with keys 0..149,999 (a NULL every 1,000th); the probe has the even keys.
+      List<List<Object>> build = new ArrayList<>();
+      for (long k = 0; k < 150_000; k++) {
+        Long key = k % 1_000 == 999 ? null : k;
+        build.add(Arrays.asList(key, key, k));
+      }
+      List<List<Object>> probe = new ArrayList<>();
+      for (long k = 0; k < 150_000; k += 2) {
+        probe.add(Arrays.asList(k, k, 0L));
+      }
+      for (HashJoinOperator.Type type : List.of(HashJoinOperator.Type.RIGHT_SEMI, HashJoinOperator.Type.RIGHT_ANTI)) {
+        JoinSpec spec = spec(type, 1, false);
+        List<Long> values = new ArrayList<>();
+        List<Integer> batchSizes = new ArrayList<>();
+        try (Operator buildInput = values(build, allocator);
+            JoinTable table = JoinTable.build(buildInput, spec, 1, allocator);
+            HashJoinOperator join = new HashJoinOperator(values(probe, allocator), () -> table, false, spec,
+                allocator)) {
+          Batch batch;
+          while ((batch = join.next()) != null) {
+            batchSizes.add(batch.count());
+            for (int i = 0; i < batch.count(); i++) {
+              values.add((Long) batch.root().getVector(2).getObject(batch.row(i)));
+            }
+          }
+        }
+        List<Long> expected = new ArrayList<>();
+        for (long k = 0; k < 150_000; k++) {
+          boolean matched = k % 2 == 0 && k % 1_000 != 999;
+          if (matched == (type == HashJoinOperator.Type.RIGHT_SEMI)) {
+            expected.add(k);
+          }
+        }
+        assertEquals(expected, values, type + ": the kept build rows, in build order");
+        assertTrue(batchSizes.size() > 1 && batchSizes.stream().allMatch(n -> n <= HashJoinOperator.BUILD_ROWS_PER_BATCH),
+            type + " " + batchSizes);
+      }
+    }
+  }
+
+  @Test
   void aBuildSideOverTheFilterLimitHasNoFilter() {
     try (BufferAllocator allocator = new RootAllocator()) {
       List<List<Object>> build = rows(new Random(31), JoinTable.FILTER_MAX_ROWS + 1, 1 << 30, v -> v * 1_000_003L);
@@ -235,8 +279,13 @@ class HashJoinLayoutsTest {
       }
     }
     List<List<Object>> expected = new ArrayList<>();
-    for (List<List<Object>> batch : probeBatches) {
-      expected.addAll(nestedLoop(build, batch, type, keys, residual));
+    if (type.keepsBuildRows()) {
+      // Whether a build row is kept depends on every probe batch.
+      expected.addAll(nestedLoop(build, probeBatches.stream().flatMap(List::stream).toList(), type, keys, residual));
+    } else {
+      for (List<List<Object>> batch : probeBatches) {
+        expected.addAll(nestedLoop(build, batch, type, keys, residual));
+      }
     }
     expected.sort(Comparator.comparing(Object::toString));
     actual.sort(Comparator.comparing(Object::toString));
@@ -273,6 +322,18 @@ class HashJoinLayoutsTest {
     }
   }
 
+  /** Whether probe row {@code p} matches build row {@code b}: equal non-null keys, and p.v < b.v. */
+  private static boolean matches(List<Object> p, List<Object> b, int keys, boolean residual) {
+    boolean match = true;
+    for (int k = 0; k < keys; k++) {
+      match &= p.get(k) != null && Objects.equals(p.get(k), b.get(k));
+    }
+    if (match && residual) {
+      match = p.get(2) != null && b.get(2) != null && (Long) p.get(2) < (Long) b.get(2);
+    }
+    return match;
+  }
+
   /** Every row the join returns, in its order. */
   private static List<List<Object>> drain(Operator join) {
     List<List<Object>> rows = new ArrayList<>();
@@ -293,17 +354,20 @@ class HashJoinLayoutsTest {
   private static List<List<Object>> nestedLoop(List<List<Object>> build, List<List<Object>> probe,
       HashJoinOperator.Type type, int keys, boolean residual) {
     List<List<Object>> out = new ArrayList<>();
+    if (type.keepsBuildRows()) {
+      // The build rows, in order, that some probe row matches (RIGHT_SEMI) or none does.
+      for (List<Object> b : build) {
+        boolean any = probe.stream().anyMatch(p -> matches(p, b, keys, residual));
+        if (any == (type == HashJoinOperator.Type.RIGHT_SEMI)) {
+          out.add(b);
+        }
+      }
+      return out;
+    }
     for (List<Object> p : probe) {
       boolean any = false;
       for (List<Object> b : build) {
-        boolean match = true;
-        for (int k = 0; k < keys; k++) {
-          match &= p.get(k) != null && Objects.equals(p.get(k), b.get(k));
-        }
-        if (match && residual) {
-          match = p.get(2) != null && b.get(2) != null && (Long) p.get(2) < (Long) b.get(2);
-        }
-        if (match) {
+        if (matches(p, b, keys, residual)) {
           any = true;
           if (type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT) {
             List<Object> row = new ArrayList<>(p);
