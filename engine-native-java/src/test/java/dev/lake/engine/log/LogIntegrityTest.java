@@ -87,6 +87,15 @@ class LogIntegrityTest {
   }
 
   @Test
+  void flippedByteInTheZerosAligningAChunkIsCorruption() throws IOException {
+    // The magic is 8 bytes; the first chunk starts at byte 64.
+    flipByte(segment, 20);
+    CorruptTableException e = scanFails();
+    assertNamesSegment(e);
+    assertTrue(e.getMessage().contains("alignment padding"), e.getMessage());
+  }
+
+  @Test
   void flippedByteInFooterIsCorruption() throws IOException {
     flipByte(segment, Files.size(segment) - 40);
     assertNamesSegment(scanFails());

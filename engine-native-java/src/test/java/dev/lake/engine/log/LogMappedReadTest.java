@@ -65,6 +65,26 @@ class LogMappedReadTest {
   }
 
   @Test
+  void everyChunkStartsOnACacheLineOfTheMapping() throws IOException {
+    List<String> columns = LogTestData.columnNames(ALL_TYPES);
+    ScanRequest request = ScanRequest.of(columns);
+    Snapshot snapshot = table.latestSnapshot();
+    int chunks = 0;
+    for (ScanUnit unit : snapshot.plan(request).units()) {
+      try (ArrowReader reader = snapshot.open(unit, request, allocator)) {
+        while (reader.loadNextBatch()) {
+          for (FieldVector v : reader.getVectorSchemaRoot().getFieldVectors()) {
+            // A chunk's first buffer is its validity bitmap.
+            assertEquals(0, v.getValidityBufferAddress() % 64, v.getField().getName());
+            chunks++;
+          }
+        }
+      }
+    }
+    assertEquals(5 * ALL_TYPES.getFields().size(), chunks, "five blocks of 100 rows");
+  }
+
+  @Test
   void vectorsOutliveTheReaderAndTheFilesDeletion() throws IOException {
     List<String> columns = LogTestData.columnNames(ALL_TYPES);
     ScanRequest request = ScanRequest.of(columns);

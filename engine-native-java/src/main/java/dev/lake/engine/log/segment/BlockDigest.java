@@ -20,7 +20,7 @@ final class BlockDigest implements Runnable {
 
   private final int rows;
   private final List<ColumnSlice> columns;
-  private final long offset;
+  private final long[] starts;
   private final List<ColumnKind> kinds;
   private final List<Field> fields;
   private final StatsCollector helperStats;
@@ -29,14 +29,14 @@ final class BlockDigest implements Runnable {
   private final CompletableFuture<BlockMeta> meta = new CompletableFuture<>();
 
   /**
-   * @param offset where the block starts in the segment file
+   * @param starts where each column's chunk starts in the segment file
    * @param helperStats used only on the helper thread, {@code writerStats} only on the writing one
    */
-  BlockDigest(int rows, List<ColumnSlice> columns, long offset, List<ColumnKind> kinds,
+  BlockDigest(int rows, List<ColumnSlice> columns, long[] starts, List<ColumnKind> kinds,
       List<Field> fields, StatsCollector helperStats, StatsCollector writerStats) {
     this.rows = rows;
     this.columns = columns;
-    this.offset = offset;
+    this.starts = starts.clone();
     this.kinds = kinds;
     this.fields = fields;
     this.helperStats = helperStats;
@@ -89,18 +89,17 @@ final class BlockDigest implements Runnable {
 
   private BlockMeta digest(StatsCollector stats) {
     List<ChunkMeta> chunks = new ArrayList<>(kinds.size());
-    long at = offset;
     for (int c = 0; c < kinds.size(); c++) {
       ColumnSlice slice = columns.get(c);
       CRC32C crc = new CRC32C();
       List<Long> lengths = new ArrayList<>(3);
-      long start = at;
+      long length = 0;
       for (ByteBuffer bytes : slice.buffers()) {
         crc.update(bytes.duplicate());
         lengths.add((long) bytes.remaining());
-        at += bytes.remaining();
+        length += bytes.remaining();
       }
-      chunks.add(new ChunkMeta(start, at - start, (int) crc.getValue(), lengths,
+      chunks.add(new ChunkMeta(starts[c], length, (int) crc.getValue(), lengths,
           stats.collect(kinds.get(c), fields.get(c), slice), slice.nodes()));
     }
     return new BlockMeta(rows, chunks);

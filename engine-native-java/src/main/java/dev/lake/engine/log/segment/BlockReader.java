@@ -17,7 +17,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Yields one batch per selected block, one {@link ArrowBuf} per run of requested chunks that are
- * adjacent in the file (the whole block when every column is requested); the vectors get slices
+ * adjacent in the file but for alignment padding (the whole block when every column is
+ * requested); the vectors get slices
  * of it: no per-row work. Where the store maps files and the caller passes the table's
  * {@link SegmentMappings}, the run wraps the segment's mapped bytes (no copy, and after the first
  * scan no page faults either: the mapping is kept for the next readers); otherwise it is read
@@ -117,16 +118,21 @@ final class BlockReader extends ArrowReader {
         .sorted(Comparator.comparingLong(c -> block.columns().get(c).offset())).toList();
     int i = 0;
     while (i < wanted.size()) {
-      long start = block.columns().get(wanted.get(i)).offset();
-      long end = start + block.columns().get(wanted.get(i)).length();
+      long first = block.columns().get(wanted.get(i)).offset();
+      long end = first + block.columns().get(wanted.get(i)).length();
+      // The run starts with the padding before its first chunk, so that padding is checked too.
+      long before = precedingEnd(blockIndex, wanted.get(i));
+      long start = before <= first && first - before < SegmentWriter.CHUNK_ALIGNMENT ? before : first;
       int j = i;
-      while (j + 1 < wanted.size() && block.columns().get(wanted.get(j + 1)).offset() == end) {
+      // Chunks with only alignment padding between them are read together, padding included.
+      while (j + 1 < wanted.size() && block.columns().get(wanted.get(j + 1)).offset() >= end
+          && block.columns().get(wanted.get(j + 1)).offset() - end < SegmentWriter.CHUNK_ALIGNMENT) {
         j++;
-        end += block.columns().get(wanted.get(j)).length();
+        end = block.columns().get(wanted.get(j)).offset() + block.columns().get(wanted.get(j)).length();
       }
       if (end - start > Integer.MAX_VALUE) {
         // Chunks are each below 2 GiB (checked with the footer); their sum need not be.
-        end = start + block.columns().get(wanted.get(i)).length();
+        end = first + block.columns().get(wanted.get(i)).length();
         j = i;
       }
       ArrowBuf run;
@@ -148,10 +154,17 @@ final class BlockReader extends ArrowReader {
       }
       run.writerIndex(end - start);
       bytesRead += end - start;
+      long previousEnd = start;
       for (int k = i; k <= j; k++) {
         int column = wanted.get(k);
         ChunkMeta meta = block.columns().get(column);
         if (mapped == null || !mapped.verified(meta.offset())) {
+          // The padding read with the chunk is zeros, so no damaged byte read goes unnoticed.
+          for (long b = previousEnd; b < meta.offset(); b++) {
+            if (run.getByte(b - start) != 0) {
+              throw onCorrupt.corrupt(where(blockIndex, column) + " has damaged alignment padding before it", null);
+            }
+          }
           CRC32C crc = new CRC32C();
           crc.update(run.nioBuffer(meta.offset() - start, (int) meta.length()));
           if ((int) crc.getValue() != meta.crc32c()) {
@@ -163,9 +176,26 @@ final class BlockReader extends ArrowReader {
         }
         runOf[column] = run;
         startInRun[column] = meta.offset() - start;
+        previousEnd = meta.offset() + meta.length();
       }
       i = j + 1;
     }
+  }
+
+  /**
+   * Where the file's bytes before the chunk of {@code column} in {@code block} end: the chunk
+   * written before it (the previous column's, or the previous block's last), or the magic.
+   */
+  private long precedingEnd(int block, int column) {
+    if (column > 0) {
+      ChunkMeta previous = footer.blocks().get(block).columns().get(column - 1);
+      return previous.offset() + previous.length();
+    }
+    if (block > 0) {
+      List<ChunkMeta> previous = footer.blocks().get(block - 1).columns();
+      return previous.getLast().offset() + previous.getLast().length();
+    }
+    return SegmentFile.MAGIC.length;
   }
 
   private void checkOffsets(List<ArrowBuf> buffers, int rows, int block, int column) {

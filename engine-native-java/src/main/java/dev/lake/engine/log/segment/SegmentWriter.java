@@ -17,6 +17,16 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 final class SegmentWriter implements AutoCloseable {
 
+  /**
+   * Every chunk starts at a multiple of this many bytes in the file (zeros fill the gap), so a
+   * mapped column's values, which follow its validity bitmap of {@code rows / 8} bytes, start on
+   * a cache line in every block of a multiple of 512 rows: a 64-byte vector load then reads one
+   * line, not two (Q6's range masks over unaligned chunks streamed about 25% slower). Readers
+   * need no change: chunk offsets are in the footer.
+   */
+  static final int CHUNK_ALIGNMENT = 64;
+  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(CHUNK_ALIGNMENT).asReadOnlyBuffer();
+
   private final String key;
   private final Schema schema;
   private final List<ColumnKind> kinds;
@@ -68,15 +78,24 @@ final class SegmentWriter implements AutoCloseable {
    *     any more.
    */
   BlockDigest writeBlock(int n, List<ColumnSlice> columns) throws IOException {
-    BlockDigest digest = new BlockDigest(
-        n, columns, position, kinds, schema.getFields(), helperStats, writerStats);
-    blocks.add(digest);
-    List<ByteBuffer> all = new ArrayList<>(kinds.size() * 3);
-    for (ColumnSlice slice : columns) {
-      for (ByteBuffer bytes : slice.buffers()) {
+    List<ByteBuffer> all = new ArrayList<>(kinds.size() * 4);
+    long[] starts = new long[columns.size()];
+    long at = position;
+    for (int c = 0; c < columns.size(); c++) {
+      int pad = (int) (-at & (CHUNK_ALIGNMENT - 1));
+      if (pad > 0) {
+        all.add(ZEROS.duplicate().limit(pad));
+        at += pad;
+      }
+      starts[c] = at;
+      for (ByteBuffer bytes : columns.get(c).buffers()) {
         all.add(bytes.duplicate());
+        at += bytes.remaining();
       }
     }
+    BlockDigest digest = new BlockDigest(
+        n, columns, starts, kinds, schema.getFields(), helperStats, writerStats);
+    blocks.add(digest);
     try {
       helper.execute(digest);
       write(all.toArray(ByteBuffer[]::new));
