@@ -36,7 +36,8 @@ final class RangeConjunction implements SelectionFilter {
       while (next < ranges.size() && live * SPARSE >= n
           && ranges.get(next).mask(batch.root().getVector(ranges.get(next).column()), n, words, next == 0)) {
         next++;
-        live = liveRows(words, n);
+        // Counted only to choose how the next range reads its column.
+        live = next < ranges.size() ? liveRows(words, n) : 0;
       }
       if (next > 0) {
         count = SimdRanges.USABLE ? SimdRanges.rows(words, n, out) : rows(words, n, out);
