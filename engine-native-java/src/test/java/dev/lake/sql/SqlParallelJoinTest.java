@@ -393,6 +393,22 @@ class SqlParallelJoinTest {
   }
 
   @Test
+  void aJoinBuildingItsKeptSideOverTheBudgetIsResourceExhaustedAndLeaksNothing() {
+    // The 40,000 even items are the kept side, built (about 2.4 MB of heap against a 2 MiB
+    // budget); all 80,000 items stream past them.
+    String query = "SELECT count(*) FROM shop.items a WHERE a.id % 2 = 0 AND NOT EXISTS "
+        + "(SELECT 1 FROM shop.items b WHERE b.id = a.id AND b.qty <> a.qty)";
+    for (int threads : new int[] {1, 3}) {
+      SqlEngine roomy = new SqlEngine(catalog, 64L << 20, threads);
+      List<String> plan = rows(roomy, "EXPLAIN " + query, QueryControl.create()).stream()
+          .map(r -> (String) r.getFirst()).toList();
+      assertTrue(plan.stream().anyMatch(l -> l.contains("HashJoin ANTI (build left)")), plan.toString());
+      overBudget(query, threads);
+      assertEquals(40_000L, rows(roomy, query, QueryControl.create()).getFirst().getFirst());
+    }
+  }
+
+  @Test
   void anAggregateWhoseGroupsExceedTheBudgetIsResourceExhaustedAndLeaksNothing() {
     // 80,000 groups of about 50 heap bytes each: ~4 MB of heap. With workers, an Arrow buffer
     // may be the allocation that finds the budget full.

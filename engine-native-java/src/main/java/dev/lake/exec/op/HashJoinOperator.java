@@ -170,7 +170,7 @@ public final class HashJoinOperator implements Operator {
       directRows = table.directRows;
       directMin = table.directMin;
       if (keepsBuildRows) {
-        matchedBuild = new boolean[table.keys[0].size];
+        matchedBuild = table.rowMarks();
       }
     }
     while (true) {

@@ -445,6 +445,18 @@ public final class JoinTable implements AutoCloseable {
     return false;
   }
 
+  /**
+   * A mark per build row, charged to this table's budget like the table itself (a RIGHT_SEMI or
+   * RIGHT_ANTI probe marks the rows it matches).
+   *
+   * @throws org.apache.arrow.memory.OutOfMemoryException if the marks do not fit the budget
+   */
+  boolean[] rowMarks() {
+    int rows = keys[0].size;
+    heap.charge(rows);
+    return new boolean[rows];
+  }
+
   /** Returns the table's heap to the budget. */
   @Override
   public void close() {
