@@ -46,7 +46,6 @@ final class MorselWorkers {
   private final AtomicReference<Throwable> first = new AtomicReference<>();
   /** The pooled thread serving each worker slot while it runs this stage's loop, else null. */
   private Thread[] threads = new Thread[0];
-  private int started;
   private CountDownLatch done = new CountDownLatch(0);
 
   private MorselWorkers(QueryControl control) {
@@ -94,13 +93,15 @@ final class MorselWorkers {
     workers.threads = new Thread[slots];
     workers.done = new CountDownLatch(slots);
     AtomicInteger next = new AtomicInteger();
+    int started = 0;
     try {
-      for (; workers.started < slots; workers.started++) {
-        int slot = workers.started;
+      for (; started < slots; started++) {
+        int slot = started;
         POOL.execute(() -> workers.serve(slot, next, morsels, task));
       }
     } catch (RuntimeException | Error e) {
-      for (int w = workers.started; w < slots; w++) {
+      // Slots that never started count as done, so join() waits only for the started ones.
+      for (int w = started; w < slots; w++) {
         workers.done.countDown();
       }
       workers.stop();
