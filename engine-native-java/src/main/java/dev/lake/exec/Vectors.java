@@ -1,5 +1,6 @@
 package dev.lake.exec;
 
+import dev.lake.engine.AllValidBitmap;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigDecimal;
@@ -333,7 +334,8 @@ public final class Vectors {
   /**
    * Whether any of the vector's rows is NULL: {@code getNullCount() != 0}, read from the validity
    * bitmap a word at a time. Arrow's count reads it a checked long at a time (about 2.4 us per
-   * 64K rows), and operators ask several times per batch. Vectors with no bitmap of their own
+   * 64K rows), and operators ask several times per batch. A column whose reader shared the
+   * {@link AllValidBitmap} is answered without a read. Vectors with no bitmap of their own
    * (nested, null-typed) ask Arrow.
    */
   public static boolean hasNulls(org.apache.arrow.vector.ValueVector vector) {
@@ -345,6 +347,9 @@ public final class Vectors {
         : vector instanceof org.apache.arrow.vector.BaseVariableWidthVector v ? v.getValidityBuffer() : null;
     if (validity == null || validity.capacity() < (n + 7) / 8) {
       return vector.getNullCount() != 0;
+    }
+    if (AllValidBitmap.covers(validity)) {
+      return false;
     }
     MemorySegment bits = segment(validity);
     int whole = n >>> 6;

@@ -95,6 +95,26 @@ final class SimdRanges {
     return count;
   }
 
+  /**
+   * {@link #doublesMask} for {@code 0 < lo <= hi}: positive doubles order as their bits do, so
+   * {@code lo <= v <= hi} is {@code bits(v) - bits(lo) <= bits(hi) - bits(lo)} unsigned. Every
+   * other value fails it as it fails the comparisons: zeros, negatives and NaNs of either sign
+   * lie below {@code bits(lo)} or above {@code bits(+inf)}, so they wrap past the span.
+   */
+  private static void positiveRangeMask(MemorySegment data, int whole, double lo, double hi, long[] words, boolean first) {
+    int lanes = LONGS.length();
+    long low = Double.doubleToRawLongBits(lo);
+    long span = Double.doubleToRawLongBits(hi) - low;
+    for (int w = 0; w < whole; w++) {
+      long bits = 0;
+      for (int j = 0; j < 64; j += lanes) {
+        LongVector v = LongVector.fromMemorySegment(LONGS, data, ((long) (w << 6) + j) * 8, ByteOrder.LITTLE_ENDIAN);
+        bits |= v.sub(low).compare(VectorOperators.ULE, span).toLong() << j;
+      }
+      words[w] = first ? bits : words[w] & bits;
+    }
+  }
+
   private static int emit(VectorMask<Integer> pass, int first, int[] out, int count) {
     WIDE_IOTA.add(first).compress(pass).intoArray(out, count);
     return count + pass.trueCount();
@@ -180,17 +200,35 @@ final class SimdRanges {
     }
   }
 
-  /** As {@link #intsMask} for doubles; NaN passes no bound. */
+  /**
+   * As {@link #intsMask} for doubles; NaN passes no bound. The loop is bound by how many cache
+   * lines are in flight, and so by its instructions per line: a range above zero is one unsigned
+   * compare of the bits ({@link #positiveRangeMask}), a one-sided one a single compare, and only a
+   * range about zero needs two.
+   */
   static void doublesMask(MemorySegment data, int n, double lo, double hi, long[] words, boolean first) {
     int lanes = DOUBLES.length();
     int whole = n >>> 6;
-    for (int w = 0; w < whole; w++) {
-      long bits = 0;
-      for (int j = 0; j < 64; j += lanes) {
-        DoubleVector v = DoubleVector.fromMemorySegment(DOUBLES, data, ((long) (w << 6) + j) * 8, ByteOrder.LITTLE_ENDIAN);
-        bits |= v.compare(VectorOperators.GE, lo).and(v.compare(VectorOperators.LE, hi)).toLong() << j;
+    if (lo > 0) {
+      positiveRangeMask(data, whole, lo, hi, words, first);
+    } else if (lo == Double.NEGATIVE_INFINITY) {
+      for (int w = 0; w < whole; w++) {
+        long bits = 0;
+        for (int j = 0; j < 64; j += lanes) {
+          DoubleVector v = DoubleVector.fromMemorySegment(DOUBLES, data, ((long) (w << 6) + j) * 8, ByteOrder.LITTLE_ENDIAN);
+          bits |= v.compare(VectorOperators.LE, hi).toLong() << j;
+        }
+        words[w] = first ? bits : words[w] & bits;
       }
-      words[w] = first ? bits : words[w] & bits;
+    } else {
+      for (int w = 0; w < whole; w++) {
+        long bits = 0;
+        for (int j = 0; j < 64; j += lanes) {
+          DoubleVector v = DoubleVector.fromMemorySegment(DOUBLES, data, ((long) (w << 6) + j) * 8, ByteOrder.LITTLE_ENDIAN);
+          bits |= v.compare(VectorOperators.LE, hi, v.compare(VectorOperators.GE, lo)).toLong() << j;
+        }
+        words[w] = first ? bits : words[w] & bits;
+      }
     }
     if ((n & 63) != 0) {
       long bits = 0;

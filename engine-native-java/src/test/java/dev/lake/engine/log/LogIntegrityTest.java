@@ -12,10 +12,15 @@ import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -109,6 +114,35 @@ class LogIntegrityTest {
       assertNamesSegment(scanFails());
       flipByte(segment, pos);
     }
+  }
+
+  /**
+   * Readers hand out one shared all-valid bitmap for a chunk whose statistics count no NULLs, so a
+   * footer that says "no NULLs" over a bitmap with NULLs (checksums intact) must be caught, not
+   * turn those NULLs into values.
+   */
+  @Test
+  void nullsInAChunkWhoseStatisticsCountNoneAreCorruption() throws IOException {
+    byte[] file = Files.readAllBytes(segment);
+    ByteBuffer tail = ByteBuffer.wrap(file, file.length - 16, 16).order(ByteOrder.LITTLE_ENDIAN);
+    int footerLength = tail.getInt();
+    int footerStart = file.length - 16 - footerLength;
+    String footer = new String(file, footerStart, footerLength, StandardCharsets.UTF_8);
+    // The first flat chunk with NULLs: no "nodes" between its "buffers" and its "nulls".
+    Matcher nulls = Pattern.compile("\"buffers\":\\[[0-9,]*\\],\"nulls\":([1-9][0-9]*)").matcher(footer);
+    assertTrue(nulls.find(), footer);
+    // The same length, so the commit log's recorded size still holds.
+    String rewritten = footer.substring(0, nulls.start(1)) + "0" + " ".repeat(nulls.group(1).length() - 1)
+        + footer.substring(nulls.end(1));
+    byte[] bytes = rewritten.getBytes(StandardCharsets.UTF_8);
+    System.arraycopy(bytes, 0, file, footerStart, footerLength);
+    CRC32C crc = new CRC32C();
+    crc.update(bytes);
+    ByteBuffer.wrap(file, file.length - 12, 4).order(ByteOrder.LITTLE_ENDIAN).putInt((int) crc.getValue());
+    Files.write(segment, file);
+    CorruptTableException e = scanFails();
+    assertNamesSegment(e);
+    assertTrue(e.getMessage().contains("has NULLs its statistics say it has not"), e.getMessage());
   }
 
   @Test

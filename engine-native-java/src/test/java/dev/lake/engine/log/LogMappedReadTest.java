@@ -2,9 +2,11 @@ package dev.lake.engine.log;
 
 import static dev.lake.engine.log.LogTestData.ALL_TYPES;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lake.engine.AllValidBitmap;
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.ScanRequest;
 import dev.lake.engine.ScanUnit;
@@ -62,6 +64,37 @@ class LogMappedReadTest {
     engine.close();
     assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
     allocator.close();
+  }
+
+  /**
+   * A flat chunk whose statistics count no NULLs is read with the shared {@link AllValidBitmap}
+   * (consumers learn it is NULL-free without reading a bitmap); a chunk with NULLs keeps its own.
+   * That the values and NULLs read back are the ones written is checked by the engine's tests.
+   */
+  @Test
+  void aNullFreeChunkIsReadWithTheSharedAllValidBitmapAndOneWithNullsWithItsOwn() throws IOException {
+    ScanRequest request = ScanRequest.of(LogTestData.columnNames(ALL_TYPES));
+    Snapshot snapshot = table.latestSnapshot();
+    int shared = 0;
+    int own = 0;
+    for (ScanUnit unit : snapshot.plan(request).units()) {
+      try (ArrowReader reader = snapshot.open(unit, request, allocator)) {
+        while (reader.loadNextBatch()) {
+          for (FieldVector v : reader.getVectorSchemaRoot().getFieldVectors()) {
+            if (!v.getChildrenFromFields().isEmpty()) {
+              assertFalse(AllValidBitmap.covers(v.getValidityBuffer()), v.getField().getName());
+            } else if (AllValidBitmap.covers(v.getValidityBuffer())) {
+              assertEquals(0, v.getNullCount(), v.getField().getName());
+              shared++;
+            } else {
+              assertTrue(v.getNullCount() > 0, v.getField().getName() + " has no NULLs but its own bitmap");
+              own++;
+            }
+          }
+        }
+      }
+    }
+    assertTrue(shared > 0 && own > 0, shared + " chunks read with the shared bitmap, " + own + " with their own");
   }
 
   @Test

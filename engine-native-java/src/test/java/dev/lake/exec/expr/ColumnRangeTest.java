@@ -25,7 +25,9 @@ class ColumnRangeTest {
   private static final int[] INT_EDGES = {Integer.MIN_VALUE, Integer.MIN_VALUE + 1, -1, 0, 1, Integer.MAX_VALUE - 1,
       Integer.MAX_VALUE};
   private static final double[] DOUBLE_EDGES = {Double.NEGATIVE_INFINITY, -1.5, -0.0, 0.0, Double.MIN_VALUE, 2.5,
-      Double.MAX_VALUE, Double.POSITIVE_INFINITY, Double.NaN};
+      Double.MAX_VALUE, Double.POSITIVE_INFINITY, Double.NaN, -Double.MIN_VALUE,
+      // A NaN with its sign bit set: its bits order below every negative number's.
+      Double.longBitsToDouble(0xfff8000000000001L)};
 
   /**
    * Conjunctions of comparisons with constants, merged into ranges and tested on the buffers,

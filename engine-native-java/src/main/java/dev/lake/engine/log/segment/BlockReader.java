@@ -1,5 +1,6 @@
 package dev.lake.engine.log.segment;
 
+import dev.lake.engine.AllValidBitmap;
 import dev.lake.engine.log.store.ObjectStore;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
@@ -84,6 +85,12 @@ final class BlockReader extends ArrowReader {
         for (long len : meta.bufferLengths()) {
           buffers.add(runOf[column].slice(offset, len));
           offset += len;
+        }
+        if (kinds.get(column) != null && meta.stats().nullCount() == 0 && block.rows() > 0
+            && block.rows() <= AllValidBitmap.MAX_ROWS) {
+          // Checked against the stored bitmap with the chunk (readRuns); the shared one tells
+          // consumers the column is NULL-free without their reading it.
+          buffers.set(first, shared(AllValidBitmap.wrap(allocator, block.rows()), runs));
         }
         if (kinds.get(column) == null) {
           String problem = NestedLayout.checkOffsets(footer.schema().getFields().get(column),
@@ -170,6 +177,11 @@ final class BlockReader extends ArrowReader {
           if ((int) crc.getValue() != meta.crc32c()) {
             throw onCorrupt.corrupt(where(blockIndex, column) + " fails its checksum", null);
           }
+          if (kinds.get(column) != null && meta.stats().nullCount() == 0 && block.rows() > 0
+              && Bits.zeros(run.nioBuffer(meta.offset() - start, (int) meta.bufferLengths().get(0).longValue()), block.rows()) != 0) {
+            // Readers then hand out an all-valid bitmap for it (loadNextBatch): the two must agree.
+            throw onCorrupt.corrupt(where(blockIndex, column) + " has NULLs its statistics say it has not", null);
+          }
           if (mapped != null) {
             mapped.markVerified(meta.offset());
           }
@@ -180,6 +192,12 @@ final class BlockReader extends ArrowReader {
       }
       i = j + 1;
     }
+  }
+
+  /** Closes {@code buffer} with the block's runs, once the batch holds what it needs of it. */
+  private static ArrowBuf shared(ArrowBuf buffer, List<ArrowBuf> runs) {
+    runs.add(buffer);
+    return buffer;
   }
 
   /**
