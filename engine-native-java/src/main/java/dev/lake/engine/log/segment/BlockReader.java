@@ -41,6 +41,7 @@ final class BlockReader extends ArrowReader {
   private MappedFile mapped;
   private int next;
   private long bytesRead;
+  private ArrowBuf allValid;
 
   BlockReader(
       ObjectStore store,
@@ -90,7 +91,7 @@ final class BlockReader extends ArrowReader {
             && block.rows() <= AllValidBitmap.MAX_ROWS) {
           // Checked against the stored bitmap with the chunk (readRuns); the shared one tells
           // consumers the column is NULL-free without their reading it.
-          buffers.set(first, shared(AllValidBitmap.wrap(allocator, block.rows()), runs));
+          buffers.set(first, allValid(block.rows()));
         }
         if (kinds.get(column) == null) {
           String problem = NestedLayout.checkOffsets(footer.schema().getFields().get(column),
@@ -194,10 +195,22 @@ final class BlockReader extends ArrowReader {
     }
   }
 
-  /** Closes {@code buffer} with the block's runs, once the batch holds what it needs of it. */
-  private static ArrowBuf shared(ArrowBuf buffer, List<ArrowBuf> runs) {
-    runs.add(buffer);
-    return buffer;
+  /**
+   * The shared all-valid bitmap for {@code rows} rows: a slice of one buffer wrapped once per
+   * reader (a wrap per column per batch costs an allocation manager and a ledger each).
+   */
+  private ArrowBuf allValid(int rows) {
+    if (allValid == null || allValid.capacity() < (rows + 7) / 8) {
+      if (allValid != null) {
+        allValid.close();
+      }
+      int most = 0;
+      for (int b : blocks) {
+        most = Math.max(most, footer.blocks().get(b).rows());
+      }
+      allValid = AllValidBitmap.wrap(allocator, Math.min(Math.max(most, rows), AllValidBitmap.MAX_ROWS));
+    }
+    return allValid.slice(0, (rows + 7) / 8);
   }
 
   /**
@@ -257,6 +270,11 @@ final class BlockReader extends ArrowReader {
 
   @Override
   protected void closeReadSource() throws IOException {
+    if (allValid != null) {
+      // Vectors still holding slices of it keep it until they are closed.
+      allValid.close();
+      allValid = null;
+    }
     if (mapped != null) {
       // Vectors still holding buffers of the mapping keep it alive until they are closed.
       mapped.release();
