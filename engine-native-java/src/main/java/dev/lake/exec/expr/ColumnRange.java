@@ -182,20 +182,82 @@ final class ColumnRange implements SelectionFilter {
       SimdRanges.intsMask(data, n, (int) Math.max(longLo, Integer.MIN_VALUE),
           (int) Math.min(longHi, Integer.MAX_VALUE), words, first);
     }
-    if (Vectors.hasNulls(vector)) {
-      // A NULL row never passes: AND the validity bitmap, which has the same bit order.
-      MemorySegment valid = Vectors.segment(vector.getValidityBuffer());
-      int whole = n >>> 6;
-      for (int w = 0; w < whole; w++) {
-        words[w] &= valid.getAtIndex(LITTLE_ENDIAN_LONG, w);
-      }
-      for (int r = whole << 6; r < n; r++) {
-        if (!isValid(valid, r)) {
-          words[whole] &= ~(1L << r);
-        }
+    andValidity(vector, n, words);
+    return true;
+  }
+
+  /**
+   * As {@link #mask} for this range and {@code other} together, on two 64-bit columns in one pass
+   * (see {@link SimdRanges}'s pair forms). Returns false, touching nothing, unless both columns
+   * are 64-bit, fit their ranges' kinds and neither range is empty; callers then mask them one at
+   * a time.
+   */
+  boolean maskWith(ColumnRange other, FieldVector vector, FieldVector otherVector, int n, long[] words, boolean first) {
+    if (empty || other.empty || !wide(vector) || !other.wide(otherVector)) {
+      return false;
+    }
+    ColumnRange a = this;
+    ColumnRange b = other;
+    FieldVector va = vector;
+    FieldVector vb = otherVector;
+    if (!a.bitRange() && b.bitRange()) {
+      a = other;
+      b = this;
+      va = otherVector;
+      vb = vector;
+    }
+    MemorySegment da = Vectors.segment(va.getDataBuffer());
+    MemorySegment db = Vectors.segment(vb.getDataBuffer());
+    if (b.bitRange()) {
+      SimdRanges.pairMaskBits(da, a.bitLow(), a.bitSpan(), db, b.bitLow(), b.bitSpan(), n, words, first);
+    } else if (a.bitRange()) {
+      SimdRanges.pairMaskBitsDoubles(da, a.bitLow(), a.bitSpan(), db, b.doubleLo, b.doubleHi, n, words, first);
+    } else {
+      SimdRanges.pairMaskDoubles(da, a.doubleLo, a.doubleHi, db, b.doubleLo, b.doubleHi, n, words, first);
+    }
+    andValidity(vector, n, words);
+    andValidity(otherVector, n, words);
+    return true;
+  }
+
+  /** Whether {@code vector} holds this range's values as 64 bits a row. */
+  private boolean wide(FieldVector vector) {
+    return kind == Kind.DOUBLE ? vector instanceof Float8Vector
+        : vector instanceof BigIntVector || vector instanceof TimeStampVector;
+  }
+
+  /**
+   * Whether the range is one unsigned range of the values' raw bits: integers always, doubles
+   * when above zero (positive doubles order as their bits; zeros, negatives and NaNs of either
+   * sign fall outside, as they fail the comparisons).
+   */
+  private boolean bitRange() {
+    return kind == Kind.LONG || doubleLo > 0;
+  }
+
+  private long bitLow() {
+    return kind == Kind.LONG ? longLo : Double.doubleToRawLongBits(doubleLo);
+  }
+
+  private long bitSpan() {
+    return kind == Kind.LONG ? longHi - longLo : Double.doubleToRawLongBits(doubleHi) - bitLow();
+  }
+
+  /** A NULL row never passes: ANDs the validity bitmap, which has the same bit order. */
+  private static void andValidity(FieldVector vector, int n, long[] words) {
+    if (!Vectors.hasNulls(vector)) {
+      return;
+    }
+    MemorySegment valid = Vectors.segment(vector.getValidityBuffer());
+    int whole = n >>> 6;
+    for (int w = 0; w < whole; w++) {
+      words[w] &= valid.getAtIndex(LITTLE_ENDIAN_LONG, w);
+    }
+    for (int r = whole << 6; r < n; r++) {
+      if (!isValid(valid, r)) {
+        words[whole] &= ~(1L << r);
       }
     }
-    return true;
   }
 
   private static final ValueLayout.OfLong LITTLE_ENDIAN_LONG =

@@ -1,12 +1,14 @@
 package dev.lake.exec.expr;
 
 import dev.lake.exec.Batch;
+import org.apache.arrow.vector.FieldVector;
 import java.util.List;
 
 /**
  * Column ranges of one conjunction over several columns, tested on a dense batch as one bit
- * mask: each range streams its column once with vector compares and ANDs its bits in, and the
- * passing rows are listed once at the end. Testing a range over the survivors of another instead
+ * mask: each range streams its column once with vector compares and ANDs its bits in (two
+ * consecutive ranges on 64-bit columns in one pass over both), and the passing rows are listed
+ * once at the end. Testing a range over the survivors of another instead
  * reads its column at scattered rows, one at a time, while touching nearly every cache line of it
  * anyway unless the survivors are few; so once they are (below one row in {@value #SPARSE}), the
  * remaining ranges go over the selection. Batches that already carry a selection are narrowed
@@ -33,9 +35,17 @@ final class RangeConjunction implements SelectionFilter {
         words = new long[(n + 63) >>> 6];
       }
       long live = n;
-      while (next < ranges.size() && live * SPARSE >= n
-          && ranges.get(next).mask(batch.root().getVector(ranges.get(next).column()), n, words, next == 0)) {
-        next++;
+      while (next < ranges.size() && live * SPARSE >= n) {
+        ColumnRange range = ranges.get(next);
+        FieldVector vector = batch.root().getVector(range.column());
+        if (next + 1 < ranges.size() && range.maskWith(ranges.get(next + 1), vector,
+            batch.root().getVector(ranges.get(next + 1).column()), n, words, next == 0)) {
+          next += 2;
+        } else if (range.mask(vector, n, words, next == 0)) {
+          next++;
+        } else {
+          break;
+        }
         // Counted only to choose how the next range reads its column.
         live = next < ranges.size() ? liveRows(words, n) : 0;
       }

@@ -115,6 +115,97 @@ final class SimdRanges {
     }
   }
 
+  /*
+   * Pair forms: two ranges on two 64-bit columns tested in one pass over both, a row's bit set
+   * when it passes both. A mask loop is bound by the cache lines it has in flight, and one pass
+   * over two columns issues fewer instructions per line than two passes (TPC-H Q6's discount and
+   * quantity: 4.3 -> 3.9 ms with the date mask). Each side is either an unsigned range of the raw
+   * 64 bits ({@code bits - low <= span}: integers, and doubles above zero, see
+   * {@link #positiveRangeMask}) or a double range tested with two compares.
+   */
+
+  /** Both sides unsigned ranges of their bits. */
+  static void pairMaskBits(MemorySegment a, long aLow, long aSpan, MemorySegment b, long bLow, long bSpan, int n,
+      long[] words, boolean first) {
+    int lanes = LONGS.length();
+    int whole = n >>> 6;
+    for (int w = 0; w < whole; w++) {
+      long bits = 0;
+      for (int j = 0; j < 64; j += lanes) {
+        long at = ((long) (w << 6) + j) * 8;
+        LongVector x = LongVector.fromMemorySegment(LONGS, a, at, ByteOrder.LITTLE_ENDIAN);
+        LongVector y = LongVector.fromMemorySegment(LONGS, b, at, ByteOrder.LITTLE_ENDIAN);
+        bits |= (x.sub(aLow).compare(VectorOperators.ULE, aSpan).toLong()
+            & y.sub(bLow).compare(VectorOperators.ULE, bSpan).toLong()) << j;
+      }
+      words[w] = first ? bits : words[w] & bits;
+    }
+    if ((n & 63) != 0) {
+      long bits = 0;
+      for (int r = whole << 6; r < n; r++) {
+        boolean pass = Long.compareUnsigned(a.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, r) - aLow, aSpan) <= 0
+            & Long.compareUnsigned(b.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, r) - bLow, bSpan) <= 0;
+        bits |= (pass ? 1L : 0L) << r;
+      }
+      words[whole] = first ? bits : words[whole] & bits;
+    }
+  }
+
+  /** Side {@code a} an unsigned range of its bits, side {@code b} doubles in {@code [bLo, bHi]}. */
+  static void pairMaskBitsDoubles(MemorySegment a, long aLow, long aSpan, MemorySegment b, double bLo, double bHi,
+      int n, long[] words, boolean first) {
+    int lanes = LONGS.length();
+    int whole = n >>> 6;
+    for (int w = 0; w < whole; w++) {
+      long bits = 0;
+      for (int j = 0; j < 64; j += lanes) {
+        long at = ((long) (w << 6) + j) * 8;
+        LongVector x = LongVector.fromMemorySegment(LONGS, a, at, ByteOrder.LITTLE_ENDIAN);
+        DoubleVector y = DoubleVector.fromMemorySegment(DOUBLES, b, at, ByteOrder.LITTLE_ENDIAN);
+        bits |= (x.sub(aLow).compare(VectorOperators.ULE, aSpan).toLong()
+            & y.compare(VectorOperators.LE, bHi, y.compare(VectorOperators.GE, bLo)).toLong()) << j;
+      }
+      words[w] = first ? bits : words[w] & bits;
+    }
+    if ((n & 63) != 0) {
+      long bits = 0;
+      for (int r = whole << 6; r < n; r++) {
+        double y = b.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, r);
+        boolean pass = Long.compareUnsigned(a.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, r) - aLow, aSpan) <= 0
+            & y >= bLo & y <= bHi;
+        bits |= (pass ? 1L : 0L) << r;
+      }
+      words[whole] = first ? bits : words[whole] & bits;
+    }
+  }
+
+  /** Both sides doubles in their ranges. */
+  static void pairMaskDoubles(MemorySegment a, double aLo, double aHi, MemorySegment b, double bLo, double bHi, int n,
+      long[] words, boolean first) {
+    int lanes = DOUBLES.length();
+    int whole = n >>> 6;
+    for (int w = 0; w < whole; w++) {
+      long bits = 0;
+      for (int j = 0; j < 64; j += lanes) {
+        long at = ((long) (w << 6) + j) * 8;
+        DoubleVector x = DoubleVector.fromMemorySegment(DOUBLES, a, at, ByteOrder.LITTLE_ENDIAN);
+        DoubleVector y = DoubleVector.fromMemorySegment(DOUBLES, b, at, ByteOrder.LITTLE_ENDIAN);
+        bits |= (x.compare(VectorOperators.LE, aHi, x.compare(VectorOperators.GE, aLo)).toLong()
+            & y.compare(VectorOperators.LE, bHi, y.compare(VectorOperators.GE, bLo)).toLong()) << j;
+      }
+      words[w] = first ? bits : words[w] & bits;
+    }
+    if ((n & 63) != 0) {
+      long bits = 0;
+      for (int r = whole << 6; r < n; r++) {
+        double x = a.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, r);
+        double y = b.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, r);
+        bits |= (x >= aLo & x <= aHi & y >= bLo & y <= bHi ? 1L : 0L) << r;
+      }
+      words[whole] = first ? bits : words[whole] & bits;
+    }
+  }
+
   private static int emit(VectorMask<Integer> pass, int first, int[] out, int count) {
     WIDE_IOTA.add(first).compress(pass).intoArray(out, count);
     return count + pass.trueCount();
