@@ -186,16 +186,26 @@ final class ColumnRange implements SelectionFilter {
     return true;
   }
 
+  /** {@link #maskWith}: the columns do not fit a pair pass; nothing was touched. */
+  static final int UNPAIRED = -2;
+  /** {@link #maskWith}: the pair's bits were ANDed into the words; no rows were listed. */
+  static final int MASKED = -1;
+
   /**
    * As {@link #mask} for this range and {@code other} together, on two 64-bit columns in one pass
-   * (see {@link SimdRanges}'s pair forms). Returns false, touching nothing, unless both columns
-   * are 64-bit, fit their ranges' kinds and neither range is empty; callers then mask them one at
-   * a time.
+   * (see {@link SimdRanges}'s pair forms). Given {@code rows} (the pass is the conjunction's last)
+   * and two NULL-free columns, lists the passing rows there instead and returns their count.
+   * Returns {@link #UNPAIRED}, touching nothing, unless both columns are 64-bit, fit their
+   * ranges' kinds and neither range is empty (callers then mask them one at a time), else
+   * {@link #MASKED} or the count.
    */
-  boolean maskWith(ColumnRange other, FieldVector vector, FieldVector otherVector, int n, long[] words, boolean first) {
+  int maskWith(ColumnRange other, FieldVector vector, FieldVector otherVector, int n, long[] words, boolean first,
+      int[] rows) {
     if (empty || other.empty || !wide(vector) || !other.wide(otherVector)) {
-      return false;
+      return UNPAIRED;
     }
+    // A NULL clears a row after the pass, so rows are listed in it only when there are none.
+    int[] listed = rows != null && !Vectors.hasNulls(vector) && !Vectors.hasNulls(otherVector) ? rows : null;
     ColumnRange a = this;
     ColumnRange b = other;
     FieldVector va = vector;
@@ -208,16 +218,22 @@ final class ColumnRange implements SelectionFilter {
     }
     MemorySegment da = Vectors.segment(va.getDataBuffer());
     MemorySegment db = Vectors.segment(vb.getDataBuffer());
+    int count;
     if (b.bitRange()) {
-      SimdRanges.pairMaskBits(da, a.bitLow(), a.bitSpan(), db, b.bitLow(), b.bitSpan(), n, words, first);
+      count = SimdRanges.pairMaskBits(da, a.bitLow(), a.bitSpan(), db, b.bitLow(), b.bitSpan(), n, words, first, listed);
     } else if (a.bitRange()) {
-      SimdRanges.pairMaskBitsDoubles(da, a.bitLow(), a.bitSpan(), db, b.doubleLo, b.doubleHi, n, words, first);
+      count = SimdRanges.pairMaskBitsDoubles(da, a.bitLow(), a.bitSpan(), db, b.doubleLo, b.doubleHi, n, words, first,
+          listed);
     } else {
-      SimdRanges.pairMaskDoubles(da, a.doubleLo, a.doubleHi, db, b.doubleLo, b.doubleHi, n, words, first);
+      count = SimdRanges.pairMaskDoubles(da, a.doubleLo, a.doubleHi, db, b.doubleLo, b.doubleHi, n, words, first,
+          listed);
+    }
+    if (listed != null) {
+      return count;
     }
     andValidity(vector, n, words);
     andValidity(otherVector, n, words);
-    return true;
+    return MASKED;
   }
 
   /** Whether {@code vector} holds this range's values as 64 bits a row. */

@@ -35,12 +35,16 @@ final class RangeConjunction implements SelectionFilter {
         words = new long[(n + 63) >>> 6];
       }
       long live = n;
+      int listed = ColumnRange.MASKED;
       while (next < ranges.size() && live * SPARSE >= n) {
         ColumnRange range = ranges.get(next);
         FieldVector vector = batch.root().getVector(range.column());
-        if (next + 1 < ranges.size() && range.maskWith(ranges.get(next + 1), vector,
-            batch.root().getVector(ranges.get(next + 1).column()), n, words, next == 0)) {
+        int paired = next + 1 < ranges.size() ? range.maskWith(ranges.get(next + 1), vector,
+            batch.root().getVector(ranges.get(next + 1).column()), n, words, next == 0,
+            next + 2 == ranges.size() && SimdRanges.USABLE ? out : null) : ColumnRange.UNPAIRED;
+        if (paired != ColumnRange.UNPAIRED) {
           next += 2;
+          listed = paired;
         } else if (range.mask(vector, n, words, next == 0)) {
           next++;
         } else {
@@ -49,7 +53,10 @@ final class RangeConjunction implements SelectionFilter {
         // Counted only to choose how the next range reads its column.
         live = next < ranges.size() ? liveRows(words, n) : 0;
       }
-      if (next > 0) {
+      if (listed >= 0) {
+        count = listed;
+        batch = new Batch(batch.root(), out, count);
+      } else if (next > 0) {
         count = SimdRanges.USABLE ? SimdRanges.rows(words, n, out) : rows(words, n, out);
         batch = new Batch(batch.root(), out, count);
       }
