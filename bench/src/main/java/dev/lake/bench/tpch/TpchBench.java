@@ -293,7 +293,7 @@ public final class TpchBench {
     return median(times);
   }
 
-  private static final int ALONE_WARMUPS = 30;
+  private static final int ALONE_WARMUPS = 200;
   private static final int ALONE_RUNS = 101;
 
   private static void bandwidthBound(double sf, Path lineitem, double lakeQ6Millis, double lakeQ6AloneMillis)
