@@ -278,9 +278,11 @@ public final class TpchBench {
    * Lake's single-thread Q6 measured the way the bound's bandwidth is: in isolation, its plan kept,
    * run after run with nothing in between (the table above alternates each run with DuckDB's,
    * which leaves the caches and TLB to the other engine). Median of {@value #ALONE_RUNS} after
-   * {@value #ALONE_WARMUPS} warm-ups.
+   * {@value #ALONE_WARMUPS} warm-ups, on a heap just collected.
    */
   private static double q6Alone(SqlEngine sql, String text, BufferAllocator allocator) throws Exception {
+    // The queries before leave garbage whose collection would land in these runs.
+    System.gc();
     for (int w = 0; w < ALONE_WARMUPS; w++) {
       runLake(sql, text, allocator);
     }
