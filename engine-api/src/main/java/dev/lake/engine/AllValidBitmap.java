@@ -1,7 +1,12 @@
 package dev.lake.engine;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.ForeignAllocation;
@@ -14,13 +19,13 @@ import org.apache.arrow.memory.ForeignAllocation;
  * question, 8 KiB per 65,536 rows, only to learn what the table's metadata already said.
  *
  * <p>The memory is shared, so nothing may write to it: like a mapped segment, a buffer of it is
- * read, never filled. It is never freed.
+ * read, never filled (it is mapped read-only, see {@link #ones}). It is never freed.
  */
 public final class AllValidBitmap {
   /** The most rows one buffer of it can cover. */
   public static final int MAX_ROWS = 1 << 20;
 
-  private static final MemorySegment ONES = Arena.global().allocate(MAX_ROWS / 8, 64).fill((byte) -1);
+  private static final MemorySegment ONES = ones(MAX_ROWS / 8);
 
   private AllValidBitmap() {}
 
@@ -38,6 +43,35 @@ public final class AllValidBitmap {
         // Shared and never freed.
       }
     });
+  }
+
+  /**
+   * The bitmap's memory: read-only, mapped from a file of ones (deleted once mapped; the mapping
+   * lives on), so a write by mistake faults as a write to a mapped segment would, instead of
+   * turning every NULL-free column's rows NULL. Where no temporary file can be written, plain
+   * memory.
+   */
+  private static MemorySegment ones(int bytes) {
+    byte[] content = new byte[bytes];
+    java.util.Arrays.fill(content, (byte) -1);
+    try {
+      Path file = Files.createTempFile("lake-all-valid", ".bits");
+      try {
+        Files.write(file, content);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+          return channel.map(FileChannel.MapMode.READ_ONLY, 0, bytes, Arena.global());
+        }
+      } finally {
+        Files.deleteIfExists(file);
+      }
+    } catch (IOException | UnsupportedOperationException e) {
+      return Arena.global().allocate(bytes, 64).copyFrom(MemorySegment.ofArray(content));
+    }
+  }
+
+  /** Whether the bitmap's memory is mapped read-only (not where no temporary file could be made). */
+  static boolean readOnly() {
+    return ONES.isReadOnly();
   }
 
   /** Whether {@code buffer} starts at this bitmap: every bit it covers is set. */
