@@ -26,6 +26,15 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 public record S3Settings(URI endpoint, String region, boolean pathStyle, String accessKeyId, String secretAccessKey) {
 
+  /**
+   * Attempts per request. {@code HttpURLConnection} cannot resend a streamed body on a pooled
+   * connection the server has closed, and it keeps up to five per server, so the SDK's three
+   * attempts could all meet dead ones (seen twice against s3proxy: "Error writing request body to
+   * server" on every attempt within 70 ms). Retried puts stay safe: they are conditional, and a
+   * 412 on a retry is checked to be our own earlier attempt.
+   */
+  static final int MAX_ATTEMPTS = 6;
+
   public static S3Settings from(Map<String, String> properties) {
     String endpoint = properties.get("log.s3.endpoint");
     URI uri = null;
@@ -69,7 +78,8 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
         .credentialsProvider(credentials)
         .forcePathStyle(pathStyle)
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(MAX_ATTEMPTS)));
     if (endpoint != null) {
       builder.endpointOverride(endpoint);
     }
