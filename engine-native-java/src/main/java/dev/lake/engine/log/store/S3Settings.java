@@ -27,10 +27,10 @@ import software.amazon.awssdk.services.s3.S3Client;
 public record S3Settings(URI endpoint, String region, boolean pathStyle, String accessKeyId, String secretAccessKey) {
 
   /**
-   * Attempts per request. {@code HttpURLConnection} cannot resend a streamed body on a pooled
-   * connection the server has closed, and it keeps up to five per server, so the SDK's three
-   * attempts could all meet dead ones (seen twice against s3proxy: "Error writing request body to
-   * server" on every attempt within 70 ms). Retried puts stay safe: they are conditional, and a
+   * Attempts per request. Against s3proxy the SDK's three attempts all failed twice in a day of
+   * test runs ("Error writing request body to server", within 70 ms), most likely on pooled
+   * connections the server had closed: {@code HttpURLConnection} cannot resend a streamed body on
+   * one, and it keeps up to five per server. Retried puts stay safe: they are conditional, and a
    * 412 on a retry is checked to be our own earlier attempt.
    */
   static final int MAX_ATTEMPTS = 6;
