@@ -1,8 +1,8 @@
 package dev.lake.exec.expr;
 
 import dev.lake.exec.Batch;
-import org.apache.arrow.vector.FieldVector;
 import java.util.List;
+import org.apache.arrow.vector.FieldVector;
 
 /**
  * Column ranges of one conjunction over several columns, tested on a dense batch as one bit

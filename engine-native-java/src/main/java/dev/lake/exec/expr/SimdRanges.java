@@ -117,13 +117,14 @@ final class SimdRanges {
 
   /*
    * Pair forms: two ranges on two 64-bit columns tested in one pass over both, a row's bit set
-   * when it passes both. Given {@code rows}, the pass is a conjunction's last: instead of storing
-   * each word it lists the word's rows there and returns their count (the loop waits on memory,
-   * so the listing costs next to nothing here, and about 0.45 ms of Q6 as a pass of its own). A mask loop is bound by the cache lines it has in flight, and one pass
+   * when it passes both. A mask loop is bound by the cache lines it has in flight, and one pass
    * over two columns issues fewer instructions per line than two passes (TPC-H Q6's discount and
    * quantity: 4.3 -> 3.9 ms with the date mask). Each side is either an unsigned range of the raw
    * 64 bits ({@code bits - low <= span}: integers, and doubles above zero, see
-   * {@link #positiveRangeMask}) or a double range tested with two compares.
+   * {@link #positiveRangeMask}) or a double range tested with two compares. Given {@code rows},
+   * the pass is a conjunction's last: instead of storing each word it lists the word's rows there
+   * and returns their count (the loop waits on memory, so listing costs next to nothing inside
+   * it, against about 0.45 ms of Q6 as a pass of its own).
    */
 
   /** Both sides unsigned ranges of their bits. */
@@ -141,12 +142,7 @@ final class SimdRanges {
         bits |= (x.sub(aLow).compare(VectorOperators.ULE, aSpan).toLong()
             & y.sub(bLow).compare(VectorOperators.ULE, bSpan).toLong()) << j;
       }
-      bits = first ? bits : words[w] & bits;
-      if (rows == null) {
-        words[w] = bits;
-      } else {
-        count = list(bits, w << 6, rows, count);
-      }
+      count = finish(bits, w, words, first, rows, count);
     }
     if ((n & 63) != 0) {
       long bits = 0;
@@ -155,12 +151,7 @@ final class SimdRanges {
             & Long.compareUnsigned(b.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, r) - bLow, bSpan) <= 0;
         bits |= (pass ? 1L : 0L) << r;
       }
-      bits = first ? bits : words[whole] & bits;
-      if (rows == null) {
-        words[whole] = bits;
-      } else {
-        count = list(bits, whole << 6, rows, count);
-      }
+      count = finish(bits, whole, words, first, rows, count);
     }
     return count;
   }
@@ -180,12 +171,7 @@ final class SimdRanges {
         bits |= (x.sub(aLow).compare(VectorOperators.ULE, aSpan).toLong()
             & y.compare(VectorOperators.LE, bHi, y.compare(VectorOperators.GE, bLo)).toLong()) << j;
       }
-      bits = first ? bits : words[w] & bits;
-      if (rows == null) {
-        words[w] = bits;
-      } else {
-        count = list(bits, w << 6, rows, count);
-      }
+      count = finish(bits, w, words, first, rows, count);
     }
     if ((n & 63) != 0) {
       long bits = 0;
@@ -195,12 +181,7 @@ final class SimdRanges {
             & y >= bLo & y <= bHi;
         bits |= (pass ? 1L : 0L) << r;
       }
-      bits = first ? bits : words[whole] & bits;
-      if (rows == null) {
-        words[whole] = bits;
-      } else {
-        count = list(bits, whole << 6, rows, count);
-      }
+      count = finish(bits, whole, words, first, rows, count);
     }
     return count;
   }
@@ -220,12 +201,7 @@ final class SimdRanges {
         bits |= (x.compare(VectorOperators.LE, aHi, x.compare(VectorOperators.GE, aLo)).toLong()
             & y.compare(VectorOperators.LE, bHi, y.compare(VectorOperators.GE, bLo)).toLong()) << j;
       }
-      bits = first ? bits : words[w] & bits;
-      if (rows == null) {
-        words[w] = bits;
-      } else {
-        count = list(bits, w << 6, rows, count);
-      }
+      count = finish(bits, w, words, first, rows, count);
     }
     if ((n & 63) != 0) {
       long bits = 0;
@@ -234,14 +210,22 @@ final class SimdRanges {
         double y = b.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, r);
         bits |= (x >= aLo & x <= aHi & y >= bLo & y <= bHi ? 1L : 0L) << r;
       }
-      bits = first ? bits : words[whole] & bits;
-      if (rows == null) {
-        words[whole] = bits;
-      } else {
-        count = list(bits, whole << 6, rows, count);
-      }
+      count = finish(bits, whole, words, first, rows, count);
     }
     return count;
+  }
+
+  /**
+   * Ends a pair pass's word {@code w}: ANDs {@code bits} into it (unless {@code first}) and stores
+   * it, or, given {@code rows}, lists its rows there instead. Returns the count of rows listed.
+   */
+  private static int finish(long bits, int w, long[] words, boolean first, int[] rows, int count) {
+    long word = first ? bits : words[w] & bits;
+    if (rows == null) {
+      words[w] = word;
+      return count;
+    }
+    return list(word, w << 6, rows, count);
   }
 
   private static int emit(VectorMask<Integer> pass, int first, int[] out, int count) {
