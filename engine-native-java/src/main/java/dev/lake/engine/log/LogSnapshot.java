@@ -75,6 +75,8 @@ final class LogSnapshot implements Snapshot {
   /**
    * Reads (or reuses) each live segment's footer and keeps the blocks the filter may match, in
    * units of consecutive surviving blocks of one segment, each cut after {@link #UNIT_ROWS} rows.
+   * The plan is kept by the handle ({@link ScanPlans}) and returned again for an equal request at
+   * this version; a segment removed since is then reported when its unit is opened.
    *
    * @throws IllegalArgumentException if a requested column does not exist
    * @throws CorruptTableException if a segment is missing, has the wrong size or a bad footer
@@ -83,6 +85,16 @@ final class LogSnapshot implements Snapshot {
    */
   @Override
   public ScanPlan plan(ScanRequest request) {
+    ScanPlan kept = handle.plans().get(version.number(), request);
+    if (kept != null) {
+      return kept;
+    }
+    ScanPlan plan = planBlocks(request);
+    handle.plans().put(version.number(), request, plan);
+    return plan;
+  }
+
+  private ScanPlan planBlocks(ScanRequest request) {
     projection(request);
     Optional<Expression> filter = request.filter();
     StatsPruner pruner = new StatsPruner(schema);

@@ -51,6 +51,7 @@ final class LogTableHandle implements TableHandle {
   private final Object refreshLock = new Object();
   private final ConcurrentHashMap<String, SegmentFooter> footers = new ConcurrentHashMap<>();
   private final SegmentMappings mappings;
+  private final ScanPlans plans = new ScanPlans();
   private volatile TableState state;
 
   LogTableHandle(TableLocation location, LogEngine.Settings settings, CommitLog log, TableState state) {
@@ -309,11 +310,16 @@ final class LogTableHandle implements TableHandle {
   @Override
   public void close() {
     footers.clear();
+    plans.clear();
     mappings.close();
   }
 
   SegmentMappings mappings() {
     return mappings;
+  }
+
+  ScanPlans plans() {
+    return plans;
   }
 
   CommitLog log() {

@@ -177,17 +177,34 @@ class LogMappedReadTest {
 
   @Test
   void fileTruncatedWhileMappedIsCorruptionNotAFault() throws IOException {
-    List<String> columns = LogTestData.columnNames(ALL_TYPES);
-    ScanRequest request = ScanRequest.of(columns);
+    // Truncated under the mapping, it must not be touched.
+    String message = nextScanAfterMappingFails(file -> {
+      try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+        f.setLength(f.length() / 2);
+      }
+    });
+    assertTrue(message.contains("changed size"), message);
+  }
+
+  @Test
+  void aMappedSegmentDeletedBeforeTheNextScanReadsAsMissing() throws IOException {
+    // The next reader only looks the file up; it must not read the mapping of a deleted file.
+    String message = nextScanAfterMappingFails(Files::delete);
+    assertTrue(message.contains("data/" + segment.getFileName()) && message.contains("is missing"), message);
+  }
+
+  /** Scans once (leaving the segment mapped), applies {@code change}, and returns the next scan's failure. */
+  private String nextScanAfterMappingFails(PathChange change) throws IOException {
+    ScanRequest request = ScanRequest.of(LogTestData.columnNames(ALL_TYPES));
     Snapshot snapshot = table.latestSnapshot();
     assertEquals(500, LogTestData.readAll(snapshot, request, allocator).size());
-    // The first scan left the segment mapped for the next; truncating it must not be touched.
-    try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
-      f.setLength(f.length() / 2);
-    }
-    CorruptTableException e = assertThrows(CorruptTableException.class,
-        () -> LogTestData.readAll(snapshot, request, allocator));
-    assertTrue(e.getMessage().contains("changed size"), e.getMessage());
+    change.apply(segment);
+    return assertThrows(CorruptTableException.class, () -> LogTestData.readAll(snapshot, request, allocator))
+        .getMessage();
+  }
+
+  private interface PathChange {
+    void apply(Path file) throws IOException;
   }
 
   @Test

@@ -5,8 +5,8 @@ import dev.lake.engine.log.store.ObjectStore;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.zip.CRC32C;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -36,11 +36,21 @@ final class BlockReader extends ArrowReader {
   private final SegmentFooter footer;
   private final List<Integer> blocks;
   private final List<Integer> projection;
-  private final List<ColumnKind> kinds;
+  /** Per column of the file, its kind where projected (null for nested or unprojected columns). */
+  private final ColumnKind[] kinds;
+  /** The projected columns once each, in file order (a block writes its chunks column by column). */
+  private final int[] wanted;
   private final SegmentFile.CorruptionHandler onCorrupt;
   private final SegmentMappings mappings;
+  /** The open file when blocks are copied; null when they are read through {@link #mapped}. */
   private ObjectStore.ReadableObject channel;
   private MappedFile mapped;
+  // Per-batch scratch, reused: a batch costs a few microseconds, of which allocation was a share.
+  private final ArrowBuf[] runOf;
+  private final long[] startInRun;
+  private final List<ArrowBuf> runs = new ArrayList<>(2);
+  private final List<ArrowFieldNode> nodes = new ArrayList<>();
+  private final List<ArrowBuf> buffers = new ArrayList<>();
   private int next;
   private long bytesRead;
   private ArrowBuf allValid;
@@ -62,10 +72,19 @@ final class BlockReader extends ArrowReader {
     this.footer = footer;
     this.blocks = List.copyOf(blocks);
     this.projection = List.copyOf(projection);
-    this.kinds = SegmentFooter.kinds(footer.schema());
+    List<Field> fields = footer.schema().getFields();
+    this.kinds = new ColumnKind[fields.size()];
+    boolean allFlat = true;
+    for (int c : this.projection) {
+      kinds[c] = ColumnKind.of(fields.get(c));
+      allFlat &= kinds[c] != null;
+    }
+    this.flat = allFlat;
+    this.wanted = this.projection.stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
+    this.runOf = new ArrowBuf[fields.size()];
+    this.startInRun = new long[fields.size()];
     this.mappings = mappings;
     this.onCorrupt = onCorrupt;
-    this.flat = this.projection.stream().allMatch(c -> kinds.get(c) != null);
   }
 
   @Override
@@ -76,14 +95,11 @@ final class BlockReader extends ArrowReader {
     }
     int blockIndex = blocks.get(next++);
     BlockMeta block = footer.blocks().get(blockIndex);
-    ObjectStore.ReadableObject ch = channel();
-    List<ArrowBuf> runs = new ArrayList<>(2);
+    open();
+    nodes.clear();
+    buffers.clear();
     try {
-      ArrowBuf[] runOf = new ArrowBuf[kinds.size()];
-      long[] startInRun = new long[kinds.size()];
-      readRuns(ch, block, blockIndex, runs, runOf, startInRun);
-      List<ArrowFieldNode> nodes = new ArrayList<>(projection.size());
-      List<ArrowBuf> buffers = new ArrayList<>();
+      readRuns(block, blockIndex);
       for (int column : projection) {
         ChunkMeta meta = block.columns().get(column);
         long offset = startInRun[column];
@@ -92,13 +108,13 @@ final class BlockReader extends ArrowReader {
           buffers.add(runOf[column].slice(offset, len));
           offset += len;
         }
-        if (kinds.get(column) != null && meta.stats().nullCount() == 0 && block.rows() > 0
+        if (kinds[column] != null && meta.stats().nullCount() == 0 && block.rows() > 0
             && block.rows() <= AllValidBitmap.MAX_ROWS) {
           // Checked against the stored bitmap with the chunk (readRuns); the shared one tells
           // consumers the column is NULL-free without their reading it.
           buffers.set(first, allValid(block.rows()));
         }
-        if (kinds.get(column) == null) {
+        if (kinds[column] == null) {
           String problem = NestedLayout.checkOffsets(footer.schema().getFields().get(column),
               buffers.subList(first, buffers.size()), meta.nodes());
           if (problem != null) {
@@ -107,7 +123,7 @@ final class BlockReader extends ArrowReader {
           meta.nodes().forEach(n -> nodes.add(new ArrowFieldNode(n.length(), n.nulls())));
           continue;
         }
-        if (kinds.get(column).variableWidth()) {
+        if (kinds[column].variableWidth()) {
           checkOffsets(buffers, block.rows(), blockIndex, column);
         }
         nodes.add(new ArrowFieldNode(block.rows(), meta.stats().nullCount()));
@@ -118,7 +134,7 @@ final class BlockReader extends ArrowReader {
         VectorSchemaRoot root = getVectorSchemaRoot();
         for (int i = 0, first = 0; i < nodes.size(); i++) {
           FieldVector vector = root.getVector(i);
-          int count = kinds.get(projection.get(i)).bufferCount();
+          int count = kinds[projection.get(i)].bufferCount();
           vector.loadFieldBuffers(nodes.get(i), buffers.subList(first, first + count));
           first += count;
         }
@@ -130,41 +146,42 @@ final class BlockReader extends ArrowReader {
       return true;
     } finally {
       runs.forEach(ArrowBuf::close);
+      runs.clear();
     }
   }
 
   /**
    * Reads the requested chunks of a block, each run of chunks adjacent in the file (all of them
    * when every column is requested) with one positional read into one buffer, and checks each
-   * chunk's CRC32C. Fills, per column, its run and its start within the run.
+   * chunk's CRC32C. Fills, per column, its run and its start within the run, and {@link #runs}.
+   * Chunks are taken in column order, the order blocks are written in; were a footer to place
+   * them otherwise, they would only be read in more runs.
    */
-  private void readRuns(ObjectStore.ReadableObject ch, BlockMeta block, int blockIndex,
-      List<ArrowBuf> runs, ArrowBuf[] runOf, long[] startInRun) {
-    List<Integer> wanted = projection.stream().distinct()
-        .sorted(Comparator.comparingLong(c -> block.columns().get(c).offset())).toList();
+  private void readRuns(BlockMeta block, int blockIndex) {
+    List<ChunkMeta> chunks = block.columns();
     int i = 0;
-    while (i < wanted.size()) {
-      long first = block.columns().get(wanted.get(i)).offset();
-      long end = first + block.columns().get(wanted.get(i)).length();
+    while (i < wanted.length) {
+      long first = chunks.get(wanted[i]).offset();
+      long end = first + chunks.get(wanted[i]).length();
       // The run starts with the padding before its first chunk, so that padding is checked too.
-      long before = precedingEnd(blockIndex, wanted.get(i));
+      long before = precedingEnd(blockIndex, wanted[i]);
       long start = before <= first && first - before < SegmentWriter.CHUNK_ALIGNMENT ? before : first;
       int j = i;
       // Chunks with only alignment padding between them are read together, padding included.
-      while (j + 1 < wanted.size() && block.columns().get(wanted.get(j + 1)).offset() >= end
-          && block.columns().get(wanted.get(j + 1)).offset() - end < SegmentWriter.CHUNK_ALIGNMENT) {
+      while (j + 1 < wanted.length && chunks.get(wanted[j + 1]).offset() >= end
+          && chunks.get(wanted[j + 1]).offset() - end < SegmentWriter.CHUNK_ALIGNMENT) {
         j++;
-        end = block.columns().get(wanted.get(j)).offset() + block.columns().get(wanted.get(j)).length();
+        end = chunks.get(wanted[j]).offset() + chunks.get(wanted[j]).length();
       }
       if (end - start > Integer.MAX_VALUE) {
         // Chunks are each below 2 GiB (checked with the footer); their sum need not be.
-        end = first + block.columns().get(wanted.get(i)).length();
+        end = first + chunks.get(wanted[i]).length();
         j = i;
       }
       ArrowBuf run;
       if (mapped != null) {
         if (end > mapped.size()) {
-          throw onCorrupt.corrupt(where(blockIndex, wanted.get(i)) + " lies past the end of the file ("
+          throw onCorrupt.corrupt(where(blockIndex, wanted[i]) + " lies past the end of the file ("
               + mapped.size() + " bytes)", null);
         }
         run = mapped.wrap(allocator, start, end - start);
@@ -173,17 +190,17 @@ final class BlockReader extends ArrowReader {
         run = allocator.buffer(end - start);
         runs.add(run);
         try {
-          ch.read(start, run.nioBuffer(0, (int) (end - start)));
+          channel.read(start, run.nioBuffer(0, (int) (end - start)));
         } catch (IOException e) {
-          throw onCorrupt.corrupt(where(blockIndex, wanted.get(i)) + " cannot be read: " + e.getMessage(), e);
+          throw onCorrupt.corrupt(where(blockIndex, wanted[i]) + " cannot be read: " + e.getMessage(), e);
         }
       }
       run.writerIndex(end - start);
       bytesRead += end - start;
       long previousEnd = start;
       for (int k = i; k <= j; k++) {
-        int column = wanted.get(k);
-        ChunkMeta meta = block.columns().get(column);
+        int column = wanted[k];
+        ChunkMeta meta = chunks.get(column);
         if (mapped == null || !mapped.verified(meta.offset())) {
           // The padding read with the chunk is zeros, so no damaged byte read goes unnoticed.
           for (long b = previousEnd; b < meta.offset(); b++) {
@@ -196,7 +213,7 @@ final class BlockReader extends ArrowReader {
           if ((int) crc.getValue() != meta.crc32c()) {
             throw onCorrupt.corrupt(where(blockIndex, column) + " fails its checksum", null);
           }
-          if (kinds.get(column) != null && meta.stats().nullCount() == 0 && block.rows() > 0
+          if (kinds[column] != null && meta.stats().nullCount() == 0 && block.rows() > 0
               && Bits.zeros(run.nioBuffer(meta.offset() - start, (int) meta.bufferLengths().get(0).longValue()), block.rows()) != 0) {
             // Readers then hand out an all-valid bitmap for it (loadNextBatch): the two must agree.
             throw onCorrupt.corrupt(where(blockIndex, column) + " has NULLs its statistics say it has not", null);
@@ -259,26 +276,51 @@ final class BlockReader extends ArrowReader {
     return "block " + block + " column '" + footer.schema().getFields().get(column).getName() + "'";
   }
 
-  private ObjectStore.ReadableObject channel() {
-    if (channel == null) {
-      try {
-        // Opened even when a mapping is cached: a missing file must read as missing (an expired
-        // version), and a cached mapping is only used while the file still has its size.
-        channel = store.open(key);
-        if (mappings != null) {
-          mapped = mappings.acquire(key, channel);
-          if (mapped != null && mapped.size() != channel.size()) {
-            throw onCorrupt.corrupt("changed size from " + mapped.size() + " to " + channel.size()
-                + " bytes while mapped", null);
-          }
-        }
-      } catch (NoSuchFileException e) {
-        throw onCorrupt.corrupt("is missing", e);
-      } catch (IOException e) {
-        throw onCorrupt.corrupt("cannot be opened: " + e.getMessage(), e);
-      }
+  /**
+   * Before the first batch: takes the segment's cached mapping, or opens the file (mapping it
+   * into the cache where the store can). A cached mapping is only used while the file is still
+   * there at the size mapped, so a missing file reads as missing (an expired version) as without
+   * the cache; that check is one metadata lookup, where opening, sizing and closing the file
+   * were three system calls per reader.
+   */
+  private void open() {
+    if (mapped != null || channel != null) {
+      return;
     }
-    return channel;
+    try {
+      if (mappings != null) {
+        mapped = mappings.acquireIfMapped(key);
+        if (mapped != null) {
+          OptionalLong size = store.size(key);
+          if (size.isEmpty()) {
+            throw new NoSuchFileException(store.describe(key));
+          }
+          checkMappedSize(size.getAsLong());
+          return;
+        }
+      }
+      channel = store.open(key);
+      if (mappings != null) {
+        mapped = mappings.acquire(key, channel);
+        if (mapped != null) {
+          checkMappedSize(channel.size());
+          // The mapping outlives the file handle.
+          ObjectStore.ReadableObject opened = channel;
+          channel = null;
+          opened.close();
+        }
+      }
+    } catch (NoSuchFileException e) {
+      throw onCorrupt.corrupt("is missing", e);
+    } catch (IOException e) {
+      throw onCorrupt.corrupt("cannot be opened: " + e.getMessage(), e);
+    }
+  }
+
+  private void checkMappedSize(long size) {
+    if (mapped.size() != size) {
+      throw onCorrupt.corrupt("changed size from " + mapped.size() + " to " + size + " bytes while mapped", null);
+    }
   }
 
   @Override
@@ -300,6 +342,7 @@ final class BlockReader extends ArrowReader {
     }
     if (channel != null) {
       channel.close();
+      channel = null;
     }
   }
 

@@ -14,8 +14,8 @@ import java.util.Map;
  * is unmapped once the last buffer handed out from it is closed ({@link MappedFile}).
  *
  * <p>A mapping keeps its file's disk blocks allocated after expiry unlinks it, until evicted or
- * until the table handle closes. Readers still open the file first, so a deleted segment reads
- * as missing, as without the cache.
+ * until the table handle closes. Readers still look the file up first (its size), so a deleted
+ * segment reads as missing, as without the cache.
  */
 public final class SegmentMappings implements AutoCloseable {
 
@@ -51,6 +51,18 @@ public final class SegmentMappings implements AutoCloseable {
       evictBeyondCapacity(key);
     }
     file.retain();
+    return file;
+  }
+
+  /**
+   * The mapping of {@code key} retained for the caller (who releases it), or null if it is not
+   * mapped: opening nothing.
+   */
+  synchronized MappedFile acquireIfMapped(String key) {
+    MappedFile file = closed ? null : files.get(key);
+    if (file != null) {
+      file.retain();
+    }
     return file;
   }
 

@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The storage a log table lives in, reduced to what the commit protocol needs: objects named by
@@ -50,6 +52,19 @@ public interface ObjectStore extends AutoCloseable {
    * @throws java.nio.file.NoSuchFileException if absent
    */
   ReadableObject open(String key) throws IOException;
+
+  /**
+   * The size of {@code key}, or empty if it is absent. Where the storage allows, one metadata
+   * lookup that opens nothing (a reader whose segment is already mapped only checks that the file
+   * is still there, unchanged).
+   */
+  default OptionalLong size(String key) throws IOException {
+    try (ReadableObject object = open(key)) {
+      return OptionalLong.of(object.size());
+    } catch (NoSuchFileException e) {
+      return OptionalLong.empty();
+    }
+  }
 
   /**
    * Objects whose key starts with {@code prefix} (a directory such as {@code "_log/"}) and sorts
