@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.engine.SchemaMismatchException;
-import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableExistsException;
+import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.engine.Version;
@@ -32,23 +32,22 @@ import org.junit.jupiter.api.io.TempDir;
 class LogBadInputTest {
 
   @TempDir Path dir;
+  private LogTableFixture fixture;
   private RootAllocator allocator;
   private TableEngine engine;
   private TableHandle table;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator();
-    engine = LogTestData.engine(100, 1 << 20);
-    table = engine.create(TableLocation.of(dir), ALL_TYPES);
+    fixture = new LogTableFixture(dir);
+    allocator = fixture.allocator;
+    engine = fixture.engine;
+    table = fixture.table;
   }
 
   @AfterEach
   void tearDown() {
-    table.close();
-    engine.close();
-    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
-    allocator.close();
+    fixture.close();
   }
 
   private Schema withField(int index, Field replacement) {

@@ -40,16 +40,16 @@ import org.junit.jupiter.api.io.TempDir;
 class LogMappedReadTest {
 
   @TempDir Path dir;
+  private LogTableFixture fixture;
   private RootAllocator allocator;
-  private TableEngine engine;
   private TableHandle table;
   private Path segment;
 
   @BeforeEach
   void createTable() throws IOException {
-    allocator = new RootAllocator();
-    engine = LogTestData.engine(100, 1 << 20);
-    table = engine.create(TableLocation.of(dir), ALL_TYPES);
+    fixture = new LogTableFixture(dir);
+    allocator = fixture.allocator;
+    table = fixture.table;
     try (ArrowReader reader = LogTestData.reader(ALL_TYPES, allocator, 0, 250, 250)) {
       table.append(LogTestData.op(1), reader);
     }
@@ -60,10 +60,7 @@ class LogMappedReadTest {
 
   @AfterEach
   void tearDown() {
-    table.close();
-    engine.close();
-    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
-    allocator.close();
+    fixture.close();
   }
 
   /**

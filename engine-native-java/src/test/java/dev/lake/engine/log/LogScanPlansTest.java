@@ -11,11 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.ScanRequest;
+import dev.lake.engine.ScanUnit;
 import dev.lake.engine.Snapshot;
 import dev.lake.engine.Snapshot.ScanPlan;
-import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableHandle;
-import dev.lake.engine.TableLocation;
 import dev.lake.engine.expr.ColumnRef;
 import dev.lake.engine.expr.Comparison;
 import dev.lake.engine.expr.Comparison.Op;
@@ -23,6 +22,7 @@ import dev.lake.engine.expr.Literal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
@@ -39,15 +39,15 @@ class LogScanPlansTest {
   private static final ArrowType I64 = new ArrowType.Int(64, true);
 
   @TempDir Path dir;
+  private LogTableFixture fixture;
   private RootAllocator allocator;
-  private TableEngine engine;
   private TableHandle table;
 
   @BeforeEach
   void createTable() throws IOException {
-    allocator = new RootAllocator();
-    engine = LogTestData.engine(100, 1 << 20);
-    table = engine.create(TableLocation.of(dir), ALL_TYPES);
+    fixture = new LogTableFixture(dir);
+    allocator = fixture.allocator;
+    table = fixture.table;
     try (ArrowReader reader = LogTestData.reader(ALL_TYPES, allocator, 0, 1000)) {
       table.append(LogTestData.op(1), reader);
     }
@@ -55,10 +55,7 @@ class LogScanPlansTest {
 
   @AfterEach
   void tearDown() {
-    table.close();
-    engine.close();
-    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
-    allocator.close();
+    fixture.close();
   }
 
   private static ScanRequest idBelow(long bound) {
@@ -106,15 +103,44 @@ class LogScanPlansTest {
     assertTrue(e.getMessage().contains("is missing"), e.getMessage());
   }
 
+  private record Unit(long rowCount, String describe) implements ScanUnit {}
+
+  private static ScanPlan planOf(int units) {
+    List<ScanUnit> list = new ArrayList<>();
+    for (int i = 0; i < units; i++) {
+      list.add(new Unit(100, "unit " + i));
+    }
+    return new ScanPlan(list, units, 0);
+  }
+
+  @Test
+  void plansAreBoundedByTheUnitsTheyHoldTogether() {
+    ScanPlans plans = new ScanPlans(10, 5);
+    plans.put(1, idBelow(1), planOf(2));
+    plans.put(1, idBelow(2), planOf(2));
+    assertEquals(4, plans.units());
+    plans.get(1, idBelow(1));
+    plans.put(1, idBelow(3), planOf(3));
+    assertNull(plans.get(1, idBelow(2)), "the least recently used went first");
+    assertNotNull(plans.get(1, idBelow(1)));
+    assertNotNull(plans.get(1, idBelow(3)));
+    assertEquals(5, plans.units());
+    plans.put(1, idBelow(4), planOf(6));
+    assertNull(plans.get(1, idBelow(4)), "a plan larger than the whole bound is not kept");
+    assertEquals(2, plans.size(), "and evicts nothing");
+    plans.put(1, idBelow(3), planOf(1));
+    assertEquals(3, plans.units(), "a replaced plan's units are given back");
+  }
+
   @Test
   void theHandleKeepsAtMostItsCapacityOfPlans() {
     ScanPlans plans = ((LogTableHandle) table).plans();
-    for (int bound = 0; bound <= ScanPlans.CAPACITY; bound++) {
+    for (int bound = 0; bound <= ScanPlans.MAX_PLANS; bound++) {
       table.latestSnapshot().plan(idBelow(bound));
     }
-    assertEquals(ScanPlans.CAPACITY, plans.size());
+    assertEquals(ScanPlans.MAX_PLANS, plans.size());
     long version = table.currentVersion().number();
     assertNull(plans.get(version, idBelow(0)), "the eldest went first");
-    assertNotNull(plans.get(version, idBelow(ScanPlans.CAPACITY)));
+    assertNotNull(plans.get(version, idBelow(ScanPlans.MAX_PLANS)));
   }
 }
