@@ -63,6 +63,36 @@ final class ReadBandwidth {
     }
   }
 
+  /**
+   * An off-heap buffer held open for single passes timed between other work ({@link #pass}). Not
+   * the table's files: the last megabytes a pass reads stay in the L3 cache, and a query reading
+   * the same bytes next would find them there.
+   */
+  static final class Passes implements AutoCloseable {
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment buffer;
+
+    Passes(long bytes) {
+      MemorySegment owned = arena.allocate((bytes + SLICE - 1) / SLICE * SLICE, 64);
+      owned.fill((byte) 1);
+      buffer = unscoped(owned);
+    }
+
+    /** Bytes per second of one pass over all of this memory. */
+    double pass() {
+      long t0 = System.nanoTime();
+      for (long at = 0; at < buffer.byteSize(); at += SLICE) {
+        sink += sum(buffer.asSlice(at, SLICE));
+      }
+      return buffer.byteSize() / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    @Override
+    public void close() {
+      arena.close();
+    }
+  }
+
   /** A plain loop over a 512 MiB {@code long[]}: what earlier reports took for the machine's rate. */
   static double plainLoop() {
     long[] data = new long[64 * 1024 * 1024];
