@@ -313,6 +313,8 @@ public final class TpchBench {
   }
 
   private static final long PASS_MIB = 256;
+  /** Below this share of the off-heap rate, lineitem's mapped files are reported as slowly cached. */
+  private static final double FRAGMENTED_CACHE = 0.95;
   private static final int BESIDE_WARMUPS = 200;
   private static final int BESIDE_RUNS = 101;
 
@@ -333,6 +335,14 @@ public final class TpchBench {
         + "lineitem's mapped files %s; a plain long[] loop %.1f GB/s (checksum %d)%n", offHeap / 1e9,
         files.isPresent() ? String.format(Locale.ROOT, "%.1f GB/s", files.getAsDouble() / 1e9) : "too small to measure",
         plain / 1e9, ReadBandwidth.checksum() % 10);
+    if (files.isPresent() && files.getAsDouble() < offHeap * FRAGMENTED_CACHE) {
+      // Seen once: lineitem cached hours earlier, since left in 4 KiB pages (Q6 1.41-1.50x its
+      // bound); read back in large folios, the files streamed as fast as off-heap memory (1.2-1.3x).
+      System.out.printf(Locale.ROOT, "note: lineitem's mapped files stream at %.0f%% of off-heap memory; the page cache "
+          + "likely holds them in small pages, which slows every scan of them. Dropping them from the cache (for each "
+          + "file under %s: dd if=FILE iflag=nocache count=0) lets the engine read them back in huge pages; see "
+          + "docs/benchmarks.md%n", files.getAsDouble() / offHeap * 100, lineitem);
+    }
     System.out.printf(Locale.ROOT, "Q6 columns %.0f MB -> bound %.1f ms at the best rate, %.1f GB/s%s%n", q6Bytes / 1e6,
         bound, rate / 1e9, Double.isNaN(lakeQ6Millis) ? ""
             : String.format(Locale.ROOT, "; lake's Q6 on one thread in the table above %.1f ms = %.2fx", lakeQ6Millis,

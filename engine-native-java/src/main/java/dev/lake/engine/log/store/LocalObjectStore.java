@@ -205,7 +205,9 @@ public final class LocalObjectStore implements ObjectStore {
 
       @Override
       public Optional<MemorySegment> map(Arena arena) throws IOException {
-        return Optional.of(ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena));
+        MemorySegment mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+        HugePages.advise(mapping);
+        return Optional.of(mapping);
       }
 
       @Override
