@@ -573,6 +573,8 @@ final class Binder {
       case Expr.Literal l -> l;
       case Expr.Call c -> new Expr.Call(c.op(),
           c.args().stream().map(x -> overAggregate(x, keys, calls)).toList(), c.type());
+      case Expr.Func f -> new Expr.Func(f.function(), f.binding(),
+          f.args().stream().map(x -> overAggregate(x, keys, calls)).toList(), f.type());
       case Expr.Cast c -> new Expr.Cast(overAggregate(c.arg(), keys, calls), c.type());
       case Expr.Case c -> new Expr.Case(
           c.whens().stream().map(x -> overAggregate(x, keys, calls)).toList(),

@@ -67,7 +67,7 @@ final class RelPlanner {
     if (!SqlKind.QUERY.contains(kind)) {
       throw Binder.unsupported(kind.sql, statement);
     }
-    SqlNode query = rewriteVersions(statement);
+    SqlNode query = FunctionSyntax.rewrite(rewriteVersions(statement));
     CalciteTables tables = new CalciteTables(catalog, pins);
     JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(RelTypes.TYPE_SYSTEM);
     CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", tables.root());
@@ -75,7 +75,7 @@ final class RelPlanner {
     props.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "true");
     CalciteCatalogReader reader = new CalciteCatalogReader(root, List.of(), typeFactory,
         new CalciteConnectionConfigImpl(props));
-    SqlValidator validator = SqlValidatorUtil.newValidator(SqlStdOperatorTable.instance(), reader,
+    SqlValidator validator = new LakeValidator(FunctionOperators.table(), reader,
         typeFactory, SqlValidator.Config.DEFAULT
             .withIdentifierExpansion(true)
             .withConformance(SqlConformanceEnum.LENIENT));

@@ -317,21 +317,28 @@ final class RexToExpr {
     if (name.equals("CARDINALITY")) {
       return nested(call.getOperands().getFirst(), Expr.Reach.CARDINALITY);
     }
+    if (call.getOperator() instanceof FunctionOperators.Operator op) {
+      return registryCall(op.function, call);
+    }
+    throw unsupported("function " + call.getOperator().getName());
+  }
+
+  /**
+   * A call of a registry function: the arguments converted to the signature the registry matches
+   * (the validator checked that one does), the result of the type the validator derived.
+   */
+  private Expr registryCall(dev.lake.exec.fn.ScalarFunction function, RexCall call) {
     List<Expr> args = call.getOperands().stream().map(this::conv).toList();
-    return switch (name) {
-      case "SUBSTRING" -> {
-        List<Expr> a = new ArrayList<>();
-        a.add(args.get(0));
-        for (int i = 1; i < args.size(); i++) {
-          a.add(cast(args.get(i), INT64));
-        }
-        yield new Expr.Call(Expr.Op.SUBSTRING, a, SqlType.of(SqlType.Kind.UTF8, true));
-      }
-      case "UPPER" -> new Expr.Call(Expr.Op.UPPER, args, SqlType.of(SqlType.Kind.UTF8, true));
-      case "LOWER" -> new Expr.Call(Expr.Op.LOWER, args, SqlType.of(SqlType.Kind.UTF8, true));
-      case "CHAR_LENGTH", "CHARACTER_LENGTH" -> new Expr.Call(Expr.Op.CHAR_LENGTH, args, INT64);
-      default -> throw unsupported("function " + call.getOperator().getName());
-    };
+    dev.lake.exec.fn.FunctionRegistry.Resolution r = dev.lake.exec.fn.FunctionRegistry.resolve(function,
+        dev.lake.exec.fn.Binding.of(args.stream().map(Expr::type).toList())).orElseThrow(() ->
+            new SqlException(SqlException.Kind.INVALID, "function " + function.name() + " cannot take "
+                + args.stream().map(a -> a.type().toString()).toList() + "; it takes "
+                + dev.lake.exec.fn.FunctionRegistry.describeSignatures(function)));
+    List<Expr> converted = new ArrayList<>(args.size());
+    for (int i = 0; i < args.size(); i++) {
+      converted.add(cast(args.get(i), r.binding().type(i)));
+    }
+    return new Expr.Func(function, r.binding(), converted, RelTypes.toLake(call.getType()));
   }
 
   private static Expr isNull(Expr e) {

@@ -162,8 +162,9 @@ public final class SqlEngine {
 
   private PreparedQuery prepare(String sql, SqlNode statement, Map<TableName, Version> pins,
       SqlCatalog catalog) {
-    if (isMultiRelation(statement)) {
-      // The binder would refuse it; the untouched parse goes straight to the relational planner.
+    if (isMultiRelation(statement) || FunctionSyntax.callsRegistry(statement)) {
+      // The binder would refuse it (it computes no registry function); the untouched parse goes
+      // straight to the relational planner.
       try {
         return planRelational(statement, pins, catalog);
       } catch (SqlException relational) {
@@ -174,13 +175,11 @@ public final class SqlEngine {
       return new LakePreparedQuery(new Binder(catalog, pins).bind(statement), execution);
     } catch (SqlException e) {
       // The binder takes single-table queries; joins, subqueries, set operations, derived
-      // tables, WITH, intervals, nested-type pass-through and the scalar functions only
-      // Calcite's operator table knows (SUBSTRING, UPPER, ...) are planned relationally.
+      // tables, WITH, intervals and nested-type pass-through are planned relationally.
       boolean passThrough = e.getMessage().startsWith("column ") && e.getMessage().contains(" has type ");
-      boolean function = e.kind() == SqlException.Kind.INVALID && e.getMessage().startsWith("function ");
       boolean relationalShape = e.kind() == SqlException.Kind.UNSUPPORTED
           && (passThrough || isMultiRelation(statement));
-      if (!relationalShape && !function) {
+      if (!relationalShape) {
         throw SqlParsing.originalPosition(sql, e);
       }
       try {
@@ -190,7 +189,7 @@ public final class SqlEngine {
         }
         return planRelational(fresh, pins, catalog);
       } catch (SqlException relational) {
-        throw SqlParsing.originalPosition(sql, function ? e : relational);
+        throw SqlParsing.originalPosition(sql, relational);
       }
     }
   }

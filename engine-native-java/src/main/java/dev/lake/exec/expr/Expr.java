@@ -1,6 +1,8 @@
 package dev.lake.exec.expr;
 
 import dev.lake.exec.SqlType;
+import dev.lake.exec.fn.Binding;
+import dev.lake.exec.fn.ScalarFunction;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
@@ -20,6 +22,7 @@ public sealed interface Expr {
       case Column c -> c;
       case Literal l -> l;
       case Call c -> new Call(c.op(), c.args().stream().map(a -> a.transform(f)).toList(), c.type());
+      case Func c -> new Func(c.function(), c.binding(), c.args().stream().map(a -> a.transform(f)).toList(), c.type());
       case Cast c -> new Cast(c.arg().transform(f), c.type());
       case Case c -> new Case(
           c.whens().stream().map(a -> a.transform(f)).toList(),
@@ -44,6 +47,7 @@ public sealed interface Expr {
       case Column c -> false;
       case Literal l -> false;
       case Call c -> c.args().stream().anyMatch(a -> a.anyMatch(test));
+      case Func c -> c.args().stream().anyMatch(a -> a.anyMatch(test));
       case Cast c -> c.arg().anyMatch(test);
       case Case c -> c.whens().stream().anyMatch(a -> a.anyMatch(test))
           || c.thens().stream().anyMatch(a -> a.anyMatch(test)) || c.otherwise().anyMatch(test);
@@ -68,10 +72,7 @@ public sealed interface Expr {
     EQ("="), NE("<>"), LT("<"), LE("<="), GT(">"), GE(">="),
     AND("AND"), OR("OR"), NOT("NOT"), IS_NULL("IS NULL"), IS_NOT_NULL("IS NOT NULL"),
     /** Fields of a date or timestamp: one long-backed argument, an integer result. */
-    EXTRACT_YEAR("EXTRACT(YEAR)"), EXTRACT_MONTH("EXTRACT(MONTH)"), EXTRACT_DAY("EXTRACT(DAY)"),
-    /** {@code SUBSTRING(s, start [, length])}: 1-based start, in characters. */
-    SUBSTRING("SUBSTRING"),
-    UPPER("UPPER"), LOWER("LOWER"), CHAR_LENGTH("CHAR_LENGTH");
+    EXTRACT_YEAR("EXTRACT(YEAR)"), EXTRACT_MONTH("EXTRACT(MONTH)"), EXTRACT_DAY("EXTRACT(DAY)");
 
     public final String symbol;
 
@@ -94,6 +95,17 @@ public sealed interface Expr {
    */
   record Call(Op op, List<Expr> args, SqlType type) implements Expr {
     public Call {
+      args = List.copyOf(args);
+    }
+  }
+
+  /**
+   * A call of a function of the {@link dev.lake.exec.fn.FunctionRegistry}: {@code args} already
+   * have the types of {@code binding} (the planner converted them to the matched signature), and
+   * {@code type} is the function's result type for that binding.
+   */
+  record Func(ScalarFunction function, Binding binding, List<Expr> args, SqlType type) implements Expr {
+    public Func {
       args = List.copyOf(args);
     }
   }

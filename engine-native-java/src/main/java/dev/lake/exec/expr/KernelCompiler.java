@@ -4,6 +4,7 @@ import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
 import dev.lake.exec.SqlType;
 import dev.lake.exec.Vectors;
+import dev.lake.exec.fn.StringFunctions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -51,6 +52,7 @@ final class KernelCompiler {
     }
     switch (e) {
       case Expr.Call c -> c.args().forEach(a -> count(a, occurrences));
+      case Expr.Func c -> c.args().forEach(a -> count(a, occurrences));
       case Expr.Cast c -> count(c.arg(), occurrences);
       default -> { }
     }
@@ -104,9 +106,10 @@ final class KernelCompiler {
         case NOT -> new LogicKernels.Not(compile(c.args().get(0)));
         case IS_NULL, IS_NOT_NULL ->
             new LogicKernels.IsNull(compile(c.args().get(0)), c.op() == Expr.Op.IS_NOT_NULL);
-        case EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY, SUBSTRING, UPPER, LOWER, CHAR_LENGTH ->
+        case EXTRACT_YEAR, EXTRACT_MONTH, EXTRACT_DAY ->
             FunctionKernels.of(c, c.args().stream().map(this::compile).toList());
       };
+      case Expr.Func f -> f.function().kernel(f.args().stream().map(this::compile).toList(), f.binding(), f.type());
       case Expr.Cast c -> new CastKernel(compile(c.arg()), c.arg().type(), c.type());
       case Expr.Case c -> new LogicKernels.CaseWhen(
           c.whens().stream().map(this::compile).toList(),
@@ -171,7 +174,7 @@ final class KernelCompiler {
    */
   private static Kernel prefixMatch(Expr arg, List<String> constants, boolean listHasNull, boolean negated,
       Kernel fallback) {
-    if (!(arg instanceof Expr.Call call) || call.op() != Expr.Op.SUBSTRING || call.args().size() != 3
+    if (!(arg instanceof Expr.Func call) || call.function() != StringFunctions.SUBSTRING || call.args().size() != 3
         || !(call.args().get(0) instanceof Expr.Column col) || col.type().kind() != SqlType.Kind.UTF8
         || !(call.args().get(1) instanceof Expr.Literal from) || !Long.valueOf(1).equals(from.value())
         || !(call.args().get(2) instanceof Expr.Literal length) || !(length.value() instanceof Long k)) {

@@ -118,8 +118,7 @@ class InListKernelTest {
         Expr.Column s = new Expr.Column(0, "s", SqlType.of(SqlType.Kind.UTF8, true));
         for (int t = 0; t < 300; t++) {
           long k = 1 + random.nextInt(t % 2 == 0 ? 3 : 20);
-          Expr substring = new Expr.Call(Expr.Op.SUBSTRING, List.of(s,
-              new Expr.Literal(1L, LONG), new Expr.Literal(k, LONG)), SqlType.of(SqlType.Kind.UTF8, true));
+          Expr substring = substring(s, k, true);
           List<Expr.Literal> values = new ArrayList<>();
           for (int c = 0, count = 1 + random.nextInt(4); c < count; c++) {
             values.add(new Expr.Literal(word(random, alphabet, (int) k), TEXT));
@@ -177,8 +176,7 @@ class InListKernelTest {
                 ? new Expr.Call(negated ? Expr.Op.NE : Expr.Op.EQ, List.of(s, values.getFirst()), BOOL)
                 : new Expr.InList(s, values, negated, BOOL);
             case 1 -> new Expr.Like(s, prefix + "%", null, negated, BOOL);
-            default -> new Expr.InList(new Expr.Call(Expr.Op.SUBSTRING, List.of(s, new Expr.Literal(1L, LONG),
-                new Expr.Literal(2L, LONG)), SqlType.of(SqlType.Kind.UTF8, false)),
+            default -> new Expr.InList(substring(s, 2, false),
                 values.stream().map(v -> new Expr.Literal(((String) v.value()).substring(0, 2), TEXT)).toList(),
                 negated, BOOL);
           };
@@ -217,5 +215,12 @@ class InListKernelTest {
         assertEquals(e.values[i], a.values[i], "value at row " + batch.row(i));
       }
     }
+  }
+
+  /** {@code substring(s, 1, k)} as the planner writes it: a call of the registry's function. */
+  private static Expr substring(Expr.Column s, long k, boolean nullable) {
+    List<SqlType> types = List.of(s.type(), LONG, LONG);
+    return new Expr.Func(dev.lake.exec.fn.StringFunctions.SUBSTRING, dev.lake.exec.fn.Binding.of(types),
+        List.of(s, new Expr.Literal(1L, LONG), new Expr.Literal(k, LONG)), SqlType.of(SqlType.Kind.UTF8, nullable));
   }
 }

@@ -1,0 +1,57 @@
+package dev.lake.exec.fn;
+
+import dev.lake.exec.SqlType;
+
+/**
+ * What one parameter of a {@link Signature} accepts, and the type an argument is converted to
+ * before the kernel sees it. Conversions are the implicit ones PostgreSQL applies to a function's
+ * arguments: any integer widens to BIGINT, any number to DOUBLE, NULL to anything.
+ */
+public enum Param {
+  /** VARCHAR. */
+  STRING("VARCHAR"),
+  /** Any value, converted to its text (PostgreSQL's {@code concat} and {@code ||} take "any"). */
+  TEXT("ANY"),
+  /** Any integer, as BIGINT. */
+  BIGINT("BIGINT"),
+  /** Any number, as DOUBLE. */
+  DOUBLE("DOUBLE"),
+  /** Any number, kept as it is (integer, float or decimal): abs, round, ceil, ... */
+  NUMBER("NUMERIC"),
+  /** BOOLEAN. */
+  BOOLEAN("BOOLEAN"),
+  /**
+   * A value of the type every {@code SAME} argument of the call is converted to (their common
+   * type): greatest, least.
+   */
+  SAME("T");
+
+  /** How a signature in a message spells the parameter. */
+  public final String spelling;
+
+  Param(String spelling) {
+    this.spelling = spelling;
+  }
+
+  /**
+   * The type an argument of type {@code arg} is converted to, or null when this parameter does
+   * not take it. {@link #SAME} answers {@code arg} itself (the registry unifies them).
+   */
+  SqlType accept(SqlType arg) {
+    boolean isNull = arg.kind() == SqlType.Kind.NULL;
+    boolean nullable = arg.nullable();
+    return switch (this) {
+      case STRING -> isNull || arg.kind() == SqlType.Kind.UTF8 ? utf8(nullable) : null;
+      case TEXT -> utf8(nullable);
+      case BIGINT -> isNull || arg.isInteger() ? SqlType.of(SqlType.Kind.INT64, nullable) : null;
+      case DOUBLE -> isNull || arg.isNumeric() ? SqlType.of(SqlType.Kind.FLOAT64, nullable) : null;
+      case NUMBER -> isNull ? SqlType.of(SqlType.Kind.FLOAT64, nullable) : arg.isNumeric() ? arg : null;
+      case BOOLEAN -> isNull || arg.kind() == SqlType.Kind.BOOL ? SqlType.of(SqlType.Kind.BOOL, nullable) : null;
+      case SAME -> arg;
+    };
+  }
+
+  private static SqlType utf8(boolean nullable) {
+    return SqlType.of(SqlType.Kind.UTF8, nullable);
+  }
+}

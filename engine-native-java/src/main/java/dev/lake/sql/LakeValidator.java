@@ -1,0 +1,49 @@
+package dev.lake.sql;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.runtime.CalciteException;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlFunctionCategory;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.SqlSyntax;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.validate.SqlNameMatchers;
+import org.apache.calcite.sql.validate.SqlValidatorCatalogReader;
+import org.apache.calcite.sql.validate.SqlValidatorImpl;
+
+/**
+ * Calcite's validator over lake's operator table ({@link FunctionOperators}), refusing a call of a
+ * function that does not exist with the names closest to it.
+ */
+final class LakeValidator extends SqlValidatorImpl {
+
+  LakeValidator(SqlOperatorTable opTab, SqlValidatorCatalogReader catalogReader,
+      RelDataTypeFactory typeFactory, Config config) {
+    super(opTab, catalogReader, typeFactory, config);
+  }
+
+  @Override
+  public CalciteException handleUnresolvedFunction(SqlCall call, SqlOperator unresolvedFunction,
+      List<RelDataType> argTypes, List<String> argNames) {
+    String name = unresolvedFunction.getName().toLowerCase(Locale.ROOT);
+    List<SqlOperator> known = new ArrayList<>();
+    getOperatorTable().lookupOperatorOverloads(new SqlIdentifier(name, SqlParserPos.ZERO),
+        SqlFunctionCategory.USER_DEFINED_FUNCTION, SqlSyntax.FUNCTION, known, SqlNameMatchers.withCaseSensitive(false));
+    if (!known.isEmpty()) {
+      // A function that exists, called with arguments none of its forms takes (aggregates).
+      return super.handleUnresolvedFunction(call, unresolvedFunction, argTypes, argNames);
+    }
+    List<String> closest = FunctionOperators.registry().closestNames(name, FunctionOperators.standardFunctionNames())
+        .stream().filter(n -> Character.isLetter(n.charAt(0))).toList();
+    String message = "function " + name + FunctionOperators.describeArguments(argTypes) + " does not exist"
+        + (closest.isEmpty() ? "" : "; did you mean " + String.join(", ", closest) + "?")
+        + " (docs/sql.md lists the functions)";
+    return FunctionOperators.invalidCall(call, message);
+  }
+}
