@@ -69,7 +69,13 @@ final class RelPlanner {
     }
     SqlNode query = FunctionSyntax.rewrite(rewriteVersions(statement));
     CalciteTables tables = new CalciteTables(catalog, pins);
-    JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(RelTypes.TYPE_SYSTEM);
+    JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(RelTypes.TYPE_SYSTEM) {
+      // Character literals hold any Unicode text (Calcite's default, ISO-8859-1, refuses '日本').
+      @Override
+      public java.nio.charset.Charset getDefaultCharset() {
+        return java.nio.charset.StandardCharsets.UTF_8;
+      }
+    };
     CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", tables.root());
     Properties props = new Properties();
     props.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "true");

@@ -54,7 +54,20 @@ public final class StringFunctions {
       .takes(STRING, BIGINT)
       .takes(STRING, BIGINT, BIGINT)
       .returns(UTF8)
-      .rows(a -> substring((String) a[0], (Long) a[1], a.length > 2 ? (Long) a[2] : null));
+      .kernel((args, b, t) -> batch -> {
+        // A typed loop: TPC-H Q22 groups and filters by substring(c_phone FROM 1 FOR 2).
+        Col.Objects s = (Col.Objects) args.get(0).eval(batch);
+        Col.Longs start = (Col.Longs) args.get(1).eval(batch);
+        Col.Longs count = args.size() > 2 ? (Col.Longs) args.get(2).eval(batch) : null;
+        Col.Objects out = new Col.Objects(s.size);
+        for (int i = 0; i < s.size; i++) {
+          String v = (String) s.values[i];
+          if (v != null && !start.nulls[i] && (count == null || !count.nulls[i])) {
+            out.values[i] = substring(v, start.values[i], count == null ? null : count.values[i]);
+          }
+        }
+        return out;
+      });
 
   /** {@code a || b}: NULL if either is NULL (unlike {@code concat}). */
   public static final ScalarFunction CONCAT_OPERATOR = Scalar.named("||")
