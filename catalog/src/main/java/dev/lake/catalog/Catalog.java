@@ -43,6 +43,7 @@ public final class Catalog implements AutoCloseable {
   private final Clock clock;
   private final ConcurrentHashMap<TableIdent, ReentrantLock> writeLocks = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<UUID, TableHandle> handles = new ConcurrentHashMap<>();
+  private final Object namespaceLock = new Object();
 
   private Catalog(MetaStore store, Map<String, TableEngine> engines, Path warehouse, Clock clock) {
     this.store = store;
@@ -80,13 +81,80 @@ public final class Catalog implements AutoCloseable {
     return List.copyOf(new TreeSet<>(engines.keySet()));
   }
 
-  /** Every namespace holding at least one table, sorted. */
+  /**
+   * Every namespace, sorted: those created with {@link #createNamespace} (empty or not) and
+   * those holding at least one table.
+   */
   public List<String> namespaces() {
     TreeSet<String> names = new TreeSet<>();
+    for (ScanPage.Entry record : scanRecords(RegistryCodec.NAMESPACE_PREFIX)) {
+      names.add(record.key().substring(RegistryCodec.NAMESPACE_PREFIX.length()));
+    }
     for (TableEntry entry : scan(RegistryCodec.TABLE_PREFIX)) {
       names.add(entry.ident().namespace());
     }
     return List.copyOf(names);
+  }
+
+  /** Whether the namespace was created or holds a table. */
+  public boolean namespaceExists(String namespace) {
+    TableIdent.checkIdentifier("namespace", namespace);
+    return store.get(RegistryCodec.namespaceKey(namespace)).isPresent()
+        || !store.scan(RegistryCodec.namespacePrefix(namespace), Optional.empty(), 1).entries().isEmpty();
+  }
+
+  /**
+   * Creates an empty namespace (a SQL schema): its record, so that it exists with no table.
+   *
+   * @throws NamespaceAlreadyExistsException if it exists (created, or holding tables); nothing
+   *     is changed
+   * @throws InvalidNameException if the name is not an identifier
+   */
+  public void createNamespace(String namespace) {
+    TableIdent.checkIdentifier("namespace", namespace);
+    synchronized (namespaceLock) {
+      if (namespaceExists(namespace)) {
+        throw new NamespaceAlreadyExistsException(namespace);
+      }
+      if (!store.compareAndSet(RegistryCodec.namespaceKey(namespace), Optional.empty(),
+          RegistryCodec.encodeNamespace(namespace, clock.instant()))) {
+        throw new NamespaceAlreadyExistsException(namespace);
+      }
+      bumpDirectoryGeneration();
+    }
+  }
+
+  /**
+   * Drops a namespace. Without {@code cascade} one that holds tables is refused; with it, its
+   * tables are dropped one by one first (each as {@link #drop}: a crash part-way leaves some of
+   * them dropped, the namespace and the rest in place, and the drop can be repeated).
+   *
+   * @throws NamespaceNotFoundException if it does not exist
+   * @throws NamespaceNotEmptyException if it holds tables and {@code cascade} is false; nothing
+   *     is changed
+   */
+  public void dropNamespace(String namespace, boolean cascade) {
+    TableIdent.checkIdentifier("namespace", namespace);
+    synchronized (namespaceLock) {
+      if (!namespaceExists(namespace)) {
+        throw new NamespaceNotFoundException(namespace);
+      }
+      List<TableEntry> tables = tables(namespace);
+      if (!tables.isEmpty() && !cascade) {
+        throw new NamespaceNotEmptyException(namespace,
+            tables.stream().map(t -> t.ident().name()).toList());
+      }
+      for (TableEntry table : tables) {
+        try {
+          drop(table.ident());
+        } catch (TableNotFoundException gone) {
+          // dropped meanwhile by another statement: what cascade wanted
+        }
+      }
+      store.get(RegistryCodec.namespaceKey(namespace)).ifPresent(bytes ->
+          store.deleteIfEquals(RegistryCodec.namespaceKey(namespace), bytes));
+      bumpDirectoryGeneration();
+    }
   }
 
   /** The tables of {@code namespace}, sorted by name; empty if it has none. */
@@ -226,6 +294,71 @@ public final class Catalog implements AutoCloseable {
       String key = RegistryCodec.tableKey(ident);
       byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
       TableEntry entry = RegistryCodec.decode(key, bytes);
+      Version version = handle(entry).append(operation, batches);
+      advance(bytes, entry, version);
+      return version;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Creates a table holding exactly {@code batches} as its first version, atomically: the
+   * registry record is written only after the engine committed the data, so readers (and a
+   * restart after a crash) see no table or the whole table, never an empty one. The reader is
+   * consumed, not closed.
+   *
+   * @throws TableAlreadyExistsException if the name is taken; nothing is changed (the files
+   *     written for it are removed)
+   * @throws InvalidNameException if no engine has that name
+   */
+  public TableEntry createWith(TableIdent ident, Schema schema, String engine,
+      AppendOperation operation, ArrowReader batches) {
+    TableEngine tableEngine = engine(engine);
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      if (lookup(ident).isPresent()) {
+        throw new TableAlreadyExistsException(ident);
+      }
+      TableEntry fresh = createIncarnation(ident, schema, tableEngine);
+      TableEntry committed;
+      try {
+        committed = fresh.withVersion(handle(fresh).append(operation, batches));
+      } catch (RuntimeException e) {
+        discard(fresh);
+        throw e;
+      }
+      if (!store.compareAndSet(RegistryCodec.tableKey(ident), Optional.empty(),
+          RegistryCodec.encode(committed))) {
+        discard(fresh);
+        throw new TableAlreadyExistsException(ident);
+      }
+      bumpDirectoryGeneration();
+      return committed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * As {@link #append(TableIdent, AppendOperation, ArrowReader)}, only into the incarnation at
+   * {@code expected}: a statement planned against a table that was then dropped (or dropped and
+   * created again) does not write into whatever has the name now.
+   *
+   * @throws TableNotFoundException if the table is not registered, or not at {@code expected}
+   */
+  public Version append(TableIdent ident, TableLocation expected, AppendOperation operation,
+      ArrowReader batches) {
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      String key = RegistryCodec.tableKey(ident);
+      byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
+      TableEntry entry = RegistryCodec.decode(key, bytes);
+      if (!entry.location().equals(expected)) {
+        throw new TableNotFoundException(ident);
+      }
       Version version = handle(entry).append(operation, batches);
       advance(bytes, entry, version);
       return version;

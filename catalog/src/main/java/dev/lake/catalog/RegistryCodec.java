@@ -13,11 +13,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Encodes registry records as small JSON documents. Keys: {@code tbl/<ns>/<name>} per table,
+ * {@code ns/<ns>} per namespace created as such (an empty SQL schema exists only by its record;
+ * a namespace that only holds tables, as ingest makes them, has none),
  * {@code gen/directory} for the directory generation that moves on every create and drop.
  */
 final class RegistryCodec {
 
   static final String TABLE_PREFIX = "tbl/";
+  static final String NAMESPACE_PREFIX = "ns/";
   static final String DIRECTORY_GENERATION = "gen/directory";
   private static final int FORMAT = 1;
 
@@ -31,6 +34,22 @@ final class RegistryCodec {
 
   static String namespacePrefix(String namespace) {
     return TABLE_PREFIX + namespace + "/";
+  }
+
+  static String namespaceKey(String namespace) {
+    return NAMESPACE_PREFIX + namespace;
+  }
+
+  static byte[] encodeNamespace(String namespace, Instant createdAt) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("format", FORMAT);
+    node.put("namespace", namespace);
+    node.put("createdAt", createdAt.toString());
+    try {
+      return JSON.writeValueAsBytes(node);
+    } catch (IOException e) {
+      throw new CatalogException("cannot encode the namespace record of " + namespace, e);
+    }
   }
 
   static byte[] encode(TableEntry entry) {

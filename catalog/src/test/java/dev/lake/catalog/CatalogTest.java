@@ -212,6 +212,89 @@ class CatalogTest {
     assertEquals(6, catalog.readHandle(EPISODES).orElseThrow().latestSnapshot().rowCount());
   }
 
+  @Test
+  void aCreatedNamespaceExistsEmptyAndSurvivesAReopen() {
+    long start = catalog.directoryGeneration();
+    catalog.createNamespace("empty");
+    assertTrue(catalog.directoryGeneration() > start);
+    assertEquals(List.of("empty"), catalog.namespaces());
+    assertTrue(catalog.namespaceExists("empty"));
+    assertEquals(List.of(), catalog.tables("empty"));
+    catalog.close();
+    catalog = Catalog.open(store, Map.of("log", log), dir.resolve("warehouse"));
+    assertEquals(List.of("empty"), catalog.namespaces());
+  }
+
+  @Test
+  void creatingAnExistingNamespaceIsRefusedWhetherCreatedOrHoldingTables() {
+    catalog.createNamespace("made");
+    assertThrows(NamespaceAlreadyExistsException.class, () -> catalog.createNamespace("made"));
+    catalog.create(EPISODES, IDS, "log");
+    assertThrows(NamespaceAlreadyExistsException.class, () -> catalog.createNamespace("robots"));
+    assertThrows(InvalidNameException.class, () -> catalog.createNamespace("no-dashes"));
+    assertEquals(List.of("made", "robots"), catalog.namespaces());
+  }
+
+  @Test
+  void dropNamespaceRestrictRefusesTablesAndCascadeDropsThem() throws Exception {
+    catalog.createNamespace("robots");
+    TableEntry table = catalog.create(EPISODES, IDS, "log");
+    append(EPISODES, 0, 3);
+    NamespaceNotEmptyException refused = assertThrows(NamespaceNotEmptyException.class,
+        () -> catalog.dropNamespace("robots", false));
+    assertEquals(List.of("episodes"), refused.tables());
+    assertTrue(refused.getMessage().contains("episodes"), refused.getMessage());
+    assertEquals(Version.of(1), catalog.lookup(EPISODES).orElseThrow().version());
+    catalog.dropNamespace("robots", true);
+    assertEquals(List.of(), catalog.namespaces());
+    assertTrue(catalog.lookup(EPISODES).isEmpty());
+    assertFalse(Files.exists(table.location().localPath()));
+    assertThrows(NamespaceNotFoundException.class, () -> catalog.dropNamespace("robots", true));
+  }
+
+  @Test
+  void dropOfANamespaceThatOnlyHoldsTablesWorksWithCascade() throws Exception {
+    catalog.create(EPISODES, IDS, "log");
+    assertThrows(NamespaceNotEmptyException.class, () -> catalog.dropNamespace("robots", false));
+    catalog.dropNamespace("robots", true);
+    assertFalse(catalog.namespaceExists("robots"));
+  }
+
+  @Test
+  void createWithRegistersTheTableWithItsDataAsOneVersion() throws Exception {
+    TableEntry entry;
+    try (VectorSchemaRoot root = ids(0, 4);
+        RecordBatchReader reader = new RecordBatchReader(allocator, IDS,
+            List.of(new VectorUnloader(root).getRecordBatch()))) {
+      entry = catalog.createWith(EPISODES, IDS, "log", operation(1), reader);
+    }
+    assertEquals(Version.of(1), entry.version());
+    assertEquals(4, catalog.readHandle(EPISODES).orElseThrow().latestSnapshot().rowCount());
+    try (VectorSchemaRoot root = ids(0, 4);
+        RecordBatchReader reader = new RecordBatchReader(allocator, IDS,
+            List.of(new VectorUnloader(root).getRecordBatch()))) {
+      assertThrows(TableAlreadyExistsException.class,
+          () -> catalog.createWith(EPISODES, IDS, "log", operation(2), reader));
+    }
+    try (var files = Files.list(dir.resolve("warehouse").resolve("robots"))) {
+      assertEquals(1, files.count(), "a refused create leaves no files");
+    }
+  }
+
+  @Test
+  void appendToAnIncarnationThatWasDroppedAndCreatedAgainIsNotFound() throws Exception {
+    TableEntry old = catalog.create(EPISODES, IDS, "log");
+    catalog.drop(EPISODES);
+    catalog.create(EPISODES, IDS, "log");
+    try (VectorSchemaRoot root = ids(0, 2);
+        RecordBatchReader reader = new RecordBatchReader(allocator, IDS,
+            List.of(new VectorUnloader(root).getRecordBatch()))) {
+      assertThrows(TableNotFoundException.class,
+          () -> catalog.append(EPISODES, old.location(), operation(3), reader));
+    }
+    assertEquals(Version.INITIAL, catalog.lookup(EPISODES).orElseThrow().version());
+  }
+
   private Version append(TableIdent table, long first, int rows) throws Exception {
     try (VectorSchemaRoot root = ids(first, rows);
         RecordBatchReader reader = new RecordBatchReader(allocator, IDS,

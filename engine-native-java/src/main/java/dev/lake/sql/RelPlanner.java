@@ -16,6 +16,8 @@ import org.apache.calcite.prepare.CalciteCatalogReader;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelRoot;
 import org.apache.calcite.rel.core.RelFactories;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.runtime.CalciteContextException;
@@ -67,7 +69,66 @@ final class RelPlanner {
     if (!SqlKind.QUERY.contains(kind)) {
       throw Binder.unsupported(kind.sql, statement);
     }
-    SqlNode query = FunctionSyntax.rewrite(rewriteVersions(statement));
+    Validation v = validate(rewriteVersions(statement));
+    RelRoot relRoot = convert(v, v.validated());
+    RelNode rel = optimise(relRoot.project(), v);
+    List<String> names = relRoot.fields.stream().map(f -> outputName(f.getValue())).toList();
+    return new Planned(rel, names, v.tables().opened());
+  }
+
+  /**
+   * An INSERT validated as Calcite validates one (target columns exist, counts match, each value
+   * assignable to its column, NOT NULL columns given) with its source planned as a query whose
+   * columns are the listed target columns in order, already cast to their types.
+   *
+   * @param source the source's plan, or null when the source is a VALUES made of parameters only
+   *     ({@code VALUES (?, ?)}), which is not planned: the bound values are the rows
+   * @param parameterTypes the types of the statement's {@code ?}, in order
+   */
+  record PlannedInsert(List<String> columns, Planned source, List<RelDataTypeField> parameterTypes) {}
+
+  /**
+   * @throws SqlException as {@link #plan}; INVALID naming the column for a count or type that
+   *     does not fit the target
+   */
+  PlannedInsert planInsert(org.apache.calcite.sql.SqlInsert insert, List<String> tableColumns,
+      boolean parametersOnly) {
+    Validation v = validate(rewriteVersions(insert));
+    org.apache.calcite.sql.SqlInsert validated = (org.apache.calcite.sql.SqlInsert) v.validated();
+    List<String> columns = validated.getTargetColumnList() == null
+        ? tableColumns
+        : validated.getTargetColumnList().stream()
+            .map(c -> ((SqlIdentifier) c).names.getLast()).toList();
+    List<RelDataTypeField> parameters = v.validator().getParameterRowType(validated).getFieldList();
+    if (parametersOnly) {
+      return new PlannedInsert(columns, null, parameters);
+    }
+    RelRoot relRoot = convert(v, validated);
+    RelNode modify = relRoot.rel;
+    while (!(modify instanceof org.apache.calcite.rel.core.TableModify) && modify.getInputs().size() == 1) {
+      modify = modify.getInput(0);
+    }
+    RelNode input = modify.getInput(0);
+    // The converter filled unlisted columns with NULLs; the caller fills them itself (a NULL of
+    // a struct or list type is not a value the operators compute).
+    List<String> all = input.getRowType().getFieldNames();
+    List<Integer> listed = new java.util.ArrayList<>();
+    for (String column : columns) {
+      listed.add(tableColumns.indexOf(column));
+    }
+    RelBuilder builder = RelFactories.LOGICAL_BUILDER.create(input.getCluster(), v.reader());
+    RelNode projected = builder.push(input)
+        .project(listed.stream().map(builder::field).toList(), columns, true).build();
+    RelNode rel = optimise(projected, v);
+    assert all.size() == tableColumns.size();
+    return new PlannedInsert(columns, new Planned(rel, columns, v.tables().opened()), parameters);
+  }
+
+  private record Validation(CalciteTables tables, CalciteCatalogReader reader,
+      SqlValidator validator, SqlNode validated) {}
+
+  private Validation validate(SqlNode statement) {
+    SqlNode query = FunctionSyntax.rewrite(statement);
     CalciteTables tables = new CalciteTables(catalog, pins);
     JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(RelTypes.TYPE_SYSTEM) {
       // Character literals hold any Unicode text (Calcite's default, ISO-8859-1, refuses '日本').
@@ -97,23 +158,31 @@ final class RelPlanner {
       }
       throw new SqlException(SqlException.Kind.INVALID, String.valueOf(e.getMessage()), 0, 0, e);
     }
+    return new Validation(tables, reader, validator, validated);
+  }
+
+  private static RelRoot convert(Validation v, SqlNode validated) {
     HepPlanner hep = new HepPlanner(HepProgram.builder().build());
-    RexBuilder rexBuilder = new RexBuilder(typeFactory);
+    RexBuilder rexBuilder = new RexBuilder(v.validator().getTypeFactory());
     RelOptCluster cluster = RelOptCluster.create(hep, rexBuilder);
-    SqlToRelConverter converter = new SqlToRelConverter(null, validator, reader, cluster,
+    SqlToRelConverter converter = new SqlToRelConverter(null, v.validator(), v.reader(), cluster,
         StandardConvertletTable.INSTANCE,
         SqlToRelConverter.config().withTrimUnusedFields(true).withExpand(false));
-    RelRoot relRoot;
     try {
-      relRoot = converter.convertQuery(validated, false, true);
+      return converter.convertQuery(validated, false, true);
     } catch (SqlException e) {
       throw e;
     } catch (RuntimeException e) {
       throw new SqlException(SqlException.Kind.UNSUPPORTED,
           "cannot plan this statement: " + e.getMessage(), 0, 0, e);
     }
-    RelBuilder relBuilder = RelFactories.LOGICAL_BUILDER.create(cluster, reader);
-    RelNode rel = relRoot.project();
+  }
+
+  private static RelNode optimise(RelNode logical, Validation v) {
+    RelNode rel = logical;
+    RexBuilder rexBuilder = rel.getCluster().getRexBuilder();
+    RelBuilder relBuilder = RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), v.reader());
+    SqlValidator validator = v.validator();
     if (hasWindow(rel)) {
       throw new SqlException(SqlException.Kind.UNSUPPORTED, "window functions are not supported yet");
     }
@@ -140,8 +209,7 @@ final class RelPlanner {
         .addRuleInstance(CoreRules.PROJECT_MERGE)
         .addRuleInstance(CoreRules.PROJECT_REMOVE)
         .build());
-    List<String> names = relRoot.fields.stream().map(f -> outputName(f.getValue())).toList();
-    return new Planned(rel, names, tables.opened());
+    return rel;
   }
 
   /**

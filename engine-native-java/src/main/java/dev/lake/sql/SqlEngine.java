@@ -8,6 +8,7 @@ import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import java.util.Objects;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.calcite.sql.SqlNode;
 
 /**
@@ -124,6 +125,70 @@ public final class SqlEngine {
     return plans.plan(sql, pins, catalog, c -> plan(sql, pins, c));
   }
 
+  /**
+   * Whether {@code sql} is an update statement (DDL, {@code INSERT}, or a refused {@code
+   * DELETE}/{@code UPDATE}/{@code MERGE}) rather than a query: prepare it with {@link
+   * #prepareUpdate}, not {@link #prepare}. Reads only the statement's first word.
+   */
+  public boolean isUpdate(String sql) {
+    Objects.requireNonNull(sql, "sql");
+    return Updates.isUpdate(sql);
+  }
+
+  /**
+   * Validates an update statement against the catalog: {@code CREATE SCHEMA}, {@code DROP
+   * SCHEMA}, {@code CREATE TABLE [AS]}, {@code DROP TABLE} or {@code INSERT} (see docs/sql.md).
+   * Nothing changes until {@link PreparedUpdate#execute}.
+   *
+   * @throws SqlException SYNTAX, INVALID, TABLE_NOT_FOUND as for queries; UNSUPPORTED for
+   *     {@code DELETE}, {@code UPDATE} and {@code MERGE} (tables are append-only), naming the
+   *     statement, and for any update when the catalog is not a {@link WritableSqlCatalog}
+   */
+  public PreparedUpdate prepareUpdate(String sql) {
+    Objects.requireNonNull(sql, "sql");
+    if (!(catalog instanceof WritableSqlCatalog writable)) {
+      throw new SqlException(SqlException.Kind.UNSUPPORTED, "this catalog is read-only:"
+          + " update statements are not supported");
+    }
+    return Updates.prepare(sql, writable, this);
+  }
+
+  /**
+   * Prepares and runs an update statement without parameters.
+   *
+   * @return the update count: rows inserted, 0 for DDL
+   * @throws SqlException as {@link #prepareUpdate} and {@link PreparedUpdate#execute}
+   */
+  public long executeUpdate(String sql, BufferAllocator allocator) {
+    return prepareUpdate(sql).execute(allocator);
+  }
+
+  /** Plans a query's syntax tree relationally, against this engine's catalog. */
+  PreparedQuery planQuery(SqlNode query, Map<TableName, Version> pins) {
+    return planRelational(query, pins, catalog);
+  }
+
+  /** The physical plan of a logical one. */
+  PreparedQuery translate(RelPlanner.Planned planned) {
+    var rel = planned.rel();
+    RelTranslator translator = new RelTranslator(rel.getCluster().getRexBuilder(),
+        rel.getCluster().getMetadataQuery(), threads);
+    RelTranslator.Node plan = translator.gather(translator.translate(rel));
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < plan.fields().size(); i++) {
+      Field f = plan.fields().get(i);
+      fields.add(new Field(planned.names().get(i), f.getFieldType(), f.getChildren()));
+    }
+    Map<TableName, Version> read = new LinkedHashMap<>();
+    planned.tables().values().forEach(t -> read.put(t.name, t.version));
+    return new RelPreparedQuery(plan, new Schema(fields), read, execution);
+  }
+
+  /** An allocator for the rows an update holds before it commits: the per-query budget. */
+  BufferAllocator updateAllocator(BufferAllocator parent, String name) {
+    return parent.newChildAllocator(name, 0, execution.budget());
+  }
+
   /** Statements answered by a kept plan and planned afresh: {@code [hits, misses]}. */
   long[] planCacheCounts() {
     return new long[] {plans.hits(), plans.misses()};
@@ -135,6 +200,11 @@ public final class SqlEngine {
   }
 
   private PreparedQuery plan(String sql, Map<TableName, Version> pins, SqlCatalog catalog) {
+    if (Updates.isUpdate(sql)) {
+      throw new SqlException(SqlException.Kind.INVALID, "this is an update statement, not a"
+          + " query: run it as an update (SqlEngine.prepareUpdate; Flight SQL"
+          + " CommandStatementUpdate or a prepared update)");
+    }
     java.util.regex.Matcher explainPrefix = EXPLAIN.matcher(sql);
     if (explainPrefix.lookingAt()) {
       // Blank the keyword out so positions in errors still point into the text as written.
@@ -225,18 +295,6 @@ public final class SqlEngine {
 
   private PreparedQuery planRelational(SqlNode statement, Map<TableName, Version> pins,
       SqlCatalog catalog) {
-    RelPlanner.Planned planned = new RelPlanner(catalog, pins).plan(statement);
-    var rel = planned.rel();
-    RelTranslator translator = new RelTranslator(rel.getCluster().getRexBuilder(),
-        rel.getCluster().getMetadataQuery(), threads);
-    RelTranslator.Node plan = translator.gather(translator.translate(rel));
-    List<Field> fields = new ArrayList<>();
-    for (int i = 0; i < plan.fields().size(); i++) {
-      Field f = plan.fields().get(i);
-      fields.add(new Field(planned.names().get(i), f.getFieldType(), f.getChildren()));
-    }
-    Map<TableName, Version> read = new LinkedHashMap<>();
-    planned.tables().values().forEach(t -> read.put(t.name, t.version));
-    return new RelPreparedQuery(plan, new Schema(fields), read, execution);
+    return translate(new RelPlanner(catalog, pins).plan(statement));
   }
 }

@@ -13,6 +13,10 @@ public class SqlException extends RuntimeException {
     SYNTAX,
     /** A table or schema does not exist. */
     TABLE_NOT_FOUND,
+    /** A table or schema to be created exists already. */
+    ALREADY_EXISTS,
+    /** A schema to be dropped with RESTRICT still holds tables. */
+    NOT_EMPTY,
     /** A column or function does not exist, or types do not fit. */
     INVALID,
     /** Valid SQL that lake does not support yet. */

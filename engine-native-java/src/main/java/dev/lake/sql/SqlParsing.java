@@ -8,11 +8,15 @@ import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.parser.babel.SqlBabelParserImpl;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 
 /**
- * Turns SQL text into Calcite's syntax tree. Unquoted identifiers fold to lower case, quoted
- * ones keep their case; LIMIT/OFFSET are accepted (lenient conformance).
+ * Turns SQL text into Calcite's syntax tree with Calcite's Babel parser: Calcite's grammar with
+ * {@code CREATE TABLE} and most keywords usable as names ({@code day}, {@code value},
+ * {@code year}, {@code type}, {@code name}, ... as PostgreSQL allows). Unquoted identifiers fold
+ * to lower case, quoted ones keep their case; LIMIT/OFFSET are accepted (lenient conformance).
+ * What lake's DDL adds beyond Babel is read by {@link DdlParsing}.
  *
  * <p>Calcite has no {@code FOR VERSION AS OF n}; the text is rewritten to {@code FOR SYSTEM_TIME
  * AS OF n} (outside string literals, quoted identifiers and comments) before parsing, and the
@@ -26,7 +30,8 @@ final class SqlParsing {
       .withUnquotedCasing(Casing.TO_LOWER)
       .withQuotedCasing(Casing.UNCHANGED)
       .withCaseSensitive(true)
-      .withConformance(SqlConformanceEnum.LENIENT);
+      .withConformance(SqlConformanceEnum.LENIENT)
+      .withParserFactory(SqlBabelParserImpl.FACTORY);
 
   private static final Pattern FOR_VERSION =
       Pattern.compile("(?i)FOR\\s+VERSION\\s+AS\\s+OF\\b");

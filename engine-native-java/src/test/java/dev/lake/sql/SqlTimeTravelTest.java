@@ -70,10 +70,10 @@ class SqlTimeTravelTest extends SqlFixture {
     assertEquals(51, e.column());
     assertEquals("column nope not found (line 1, column 51)", e.getMessage());
     SqlException syntax = assertThrows(SqlException.class,
-        () -> engine.prepare("SELECT id FROM episodes FOR VERSION AS OF 1 WHERE WHERE"));
+        () -> engine.prepare("SELECT id FROM episodes FOR VERSION AS OF 1 WHERE id ) 1"));
     assertEquals(SqlException.Kind.SYNTAX, syntax.kind());
-    assertEquals(51, syntax.column());
-    assertTrue(syntax.getMessage().contains("column 51"), syntax.getMessage());
+    assertEquals(54, syntax.column());
+    assertTrue(syntax.getMessage().contains("column 54"), syntax.getMessage());
   }
 
   @Test

@@ -76,6 +76,8 @@ final class ErrorMapper {
       case SYNTAX -> status(GrpcStatus.INVALID_ARGUMENT, withPosition(
           message.startsWith("syntax error") ? message : "syntax error: " + message, e));
       case TABLE_NOT_FOUND, VERSION_NOT_FOUND -> status(GrpcStatus.NOT_FOUND, message);
+      case ALREADY_EXISTS -> status(GrpcStatus.ALREADY_EXISTS, message);
+      case NOT_EMPTY -> status(GrpcStatus.FAILED_PRECONDITION, message);
       case INVALID -> status(GrpcStatus.INVALID_ARGUMENT, withPosition(message, e));
       case UNSUPPORTED -> status(GrpcStatus.UNIMPLEMENTED, message);
       case RESOURCE_EXHAUSTED -> status(GrpcStatus.RESOURCE_EXHAUSTED, message);

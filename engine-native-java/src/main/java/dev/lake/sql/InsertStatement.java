@@ -1,0 +1,212 @@
+package dev.lake.sql;
+
+import dev.lake.engine.TableHandle;
+import dev.lake.engine.TableLocation;
+import dev.lake.engine.Version;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
+
+/**
+ * {@code INSERT INTO t [(columns)] VALUES ... | query}. Calcite validates it (columns, counts,
+ * assignability, NOT NULL columns left out); the source runs as a query whose columns are cast
+ * to the target columns' types; every row is then converted to the table's exact schema and
+ * checked ({@link InsertRows}) in memory, within the engine's per-query budget, and only then
+ * appended as one new version of the incarnation the statement was planned against.
+ *
+ * <p>A VALUES made only of parameters ({@code VALUES (?, ?, ?)}, what ADBC's bulk ingest and
+ * JDBC batches send) is not planned as a query: each bound parameter row is one table row (or
+ * one per VALUES row), its columns moved into the table's without copying when the types match.
+ */
+final class InsertStatement implements PreparedUpdate {
+  private static final AtomicLong IDS = new AtomicLong();
+
+  /** Commits the checked rows: the catalog's append (or create, for CREATE TABLE AS). */
+  @FunctionalInterface
+  interface Commit {
+    Version commit(ArrowReader rows, byte[] sha256);
+  }
+
+  private final TableName target;
+  private final TableLocation location;
+  private final Schema tableSchema;
+  private final List<String> columns;
+  private final PreparedQuery source;
+  private final int valuesRows;
+  private final Schema parameterSchema;
+  private final WritableSqlCatalog catalog;
+  private final SqlEngine engine;
+
+  private InsertStatement(TableName target, TableLocation location, Schema tableSchema,
+      List<String> columns, PreparedQuery source, int valuesRows, Schema parameterSchema,
+      WritableSqlCatalog catalog, SqlEngine engine) {
+    this.target = target;
+    this.location = location;
+    this.tableSchema = tableSchema;
+    this.columns = columns;
+    this.source = source;
+    this.valuesRows = valuesRows;
+    this.parameterSchema = parameterSchema;
+    this.catalog = catalog;
+    this.engine = engine;
+  }
+
+  static InsertStatement prepare(SqlInsert insert, WritableSqlCatalog catalog, SqlEngine engine) {
+    if (!(insert.getTargetTable() instanceof SqlIdentifier id)) {
+      throw new SqlException(SqlException.Kind.UNSUPPORTED, "INSERT into anything but a table"
+          + " name is not supported", DdlTypes.line(insert), DdlTypes.col(insert), null);
+    }
+    TableName target = Updates.existing(catalog, id.names, false);
+    TableHandle handle = catalog.openTable(target).orElseThrow(() -> new SqlException(
+        SqlException.Kind.TABLE_NOT_FOUND, "table " + SqlCatalog.LAKE + "." + target
+            + " does not exist"));
+    Schema tableSchema = handle.latestSnapshot().schema();
+    int parameters = countParameters(insert.getSource());
+    int valuesRows = parameters > 0 ? parameterRows(insert.getSource()) : 0;
+    if (parameters > 0 && valuesRows == 0) {
+      throw new SqlException(SqlException.Kind.UNSUPPORTED, "parameters in an INSERT are"
+          + " supported only as a VALUES list made of ? alone, e.g. VALUES (?, ?)",
+          DdlTypes.line(insert.getSource()), DdlTypes.col(insert.getSource()), null);
+    }
+    RelPlanner.PlannedInsert planned = new RelPlanner(catalog, Map.of())
+        .planInsert(insert, tableSchema.getFields().stream().map(Field::getName).toList(), parameters > 0);
+    List<String> columns = planned.columns();
+    PreparedQuery source = planned.source() == null ? null : engine.translate(planned.source());
+    List<Field> parameterFields = new ArrayList<>();
+    for (int p = 0; p < parameters; p++) {
+      Field column = tableSchema.findField(columns.get(p % columns.size()));
+      parameterFields.add(new Field(column.getName(),
+          new FieldType(true, column.getType(), null, null), column.getChildren()));
+    }
+    return new InsertStatement(target, handle.location(), tableSchema, columns, source,
+        valuesRows, new Schema(parameterFields), catalog, engine);
+  }
+
+  @Override
+  public Schema parameterSchema() {
+    return parameterSchema;
+  }
+
+  @Override
+  public long execute(BufferAllocator allocator) {
+    if (source == null) {
+      throw new SqlException(SqlException.Kind.INVALID, "the statement has "
+          + parameterSchema.getFields().size() + " parameters (?): bind values to execute it");
+    }
+    return run(source, target, tableSchema, columns, allocator, engine,
+        (rows, sha256) -> catalog.append(target, location, rows, sha256), () -> { });
+  }
+
+  @Override
+  public long execute(BufferAllocator allocator, ArrowReader parameters) {
+    if (source != null) {
+      return Updates.executeWithoutParameters(this, allocator, parameters);
+    }
+    int width = columns.size();
+    try (BufferAllocator rowsAllocator = engine.updateAllocator(allocator, "sql-insert-" + IDS.incrementAndGet());
+        InsertRows rows = new InsertRows(target, tableSchema, columns, "parameters", rowsAllocator)) {
+      VectorSchemaRoot bound = parameters.getVectorSchemaRoot();
+      int given = bound.getSchema().getFields().size();
+      if (given != parameterSchema.getFields().size()) {
+        throw new SqlException(SqlException.Kind.INVALID, "the statement has "
+            + parameterSchema.getFields().size() + " parameters but " + given + " were bound");
+      }
+      while (parameters.loadNextBatch()) {
+        for (int r = 0; r < valuesRows; r++) {
+          List<FieldVector> slice = new ArrayList<>(bound.getFieldVectors().subList(r * width, (r + 1) * width));
+          List<Field> fields = slice.stream().map(FieldVector::getField).toList();
+          VectorSchemaRoot row = new VectorSchemaRoot(fields, slice, bound.getRowCount());
+          rows.add(row);
+        }
+      }
+      return commit(rows, (reader, sha256) -> catalog.append(target, location, reader, sha256), () -> { });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Runs {@code source}, converts and checks every row, then commits them all at once (or runs
+   * {@code none} when there are no rows).
+   *
+   * @return the rows written
+   */
+  static long run(PreparedQuery source, TableName target, Schema tableSchema, List<String> columns,
+      BufferAllocator allocator, SqlEngine engine, Commit commit, Runnable none) {
+    try (BufferAllocator rowsAllocator = engine.updateAllocator(allocator, "sql-insert-" + IDS.incrementAndGet());
+        InsertRows rows = new InsertRows(target, tableSchema, columns, "values", rowsAllocator)) {
+      try (ArrowReader reader = source.execute(allocator)) {
+        while (reader.loadNextBatch()) {
+          rows.add(reader.getVectorSchemaRoot());
+        }
+      }
+      return commit(rows, commit, none);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static long commit(InsertRows rows, Commit commit, Runnable none) {
+    if (rows.rows() == 0) {
+      none.run();
+      return 0;
+    }
+    byte[] sha256 = rows.sha256();
+    try (ArrowReader reader = rows.reader()) {
+      commit.commit(reader, sha256);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return rows.rows();
+  }
+
+  private static int countParameters(SqlNode node) {
+    int[] count = {0};
+    node.accept(new SqlBasicVisitor<Void>() {
+      @Override
+      public Void visit(SqlDynamicParam param) {
+        count[0]++;
+        return null;
+      }
+    });
+    return count[0];
+  }
+
+  /** The rows of a VALUES made of {@code ?} alone, or 0 if the source is anything else. */
+  private static int parameterRows(SqlNode source) {
+    if (source.getKind() != SqlKind.VALUES) {
+      return 0;
+    }
+    int rows = 0;
+    for (SqlNode row : ((SqlCall) source).getOperandList()) {
+      if (!(row instanceof SqlBasicCall call) || call.getKind() != SqlKind.ROW) {
+        return 0;
+      }
+      for (SqlNode value : call.getOperandList()) {
+        if (!(value instanceof SqlDynamicParam)) {
+          return 0;
+        }
+      }
+      rows++;
+    }
+    return rows;
+  }
+}
