@@ -31,7 +31,7 @@ public final class RegexFunctions {
         Patterns patterns = new Patterns("regexp_replace");
         return new Rows.RowKernel(args, t, true, a -> {
           String flags = a.length > 3 ? (String) a[3] : "";
-          Matcher m = patterns.compile((String) a[1], flags).matcher((String) a[0]);
+          Matcher m = patterns.compile((String) a[1], flags).matcher(new Bounded((String) a[0], "regexp_replace"));
           String replacement = replacement((String) a[2]);
           String result = flags.indexOf('g') >= 0 ? m.replaceAll(replacement) : m.replaceFirst(replacement);
           StringFunctions.checkLength(result.length(), "regexp_replace");
@@ -47,7 +47,8 @@ public final class RegexFunctions {
       .kernel((args, b, t) -> {
         Patterns patterns = new Patterns("regexp_like");
         return new Rows.RowKernel(args, t, true, a -> patterns
-            .compile((String) a[1], a.length > 2 ? (String) a[2] : "").matcher((String) a[0]).find());
+            .compile((String) a[1], a.length > 2 ? (String) a[2] : "").matcher(new Bounded((String) a[0], "regexp_like"))
+            .find());
       });
 
   /**
@@ -65,11 +66,53 @@ public final class RegexFunctions {
           if (escape != null && escape.codePointCount(0, escape.length()) > 1) {
             throw new ExecutionException("ILIKE: the escape must be one character, not '" + escape + "'");
           }
-          return patterns.like((String) a[1], escape).matcher((String) a[0]).matches();
+          return patterns.like((String) a[1], escape).matcher(new Bounded((String) a[0], "ILIKE")).matches();
         });
       });
 
   static final List<ScalarFunction> ALL = List.of(REGEXP_REPLACE, REGEXP_LIKE, ILIKE);
+
+  /**
+   * A row's text as the matcher reads it, counting the characters it reads: a pattern that
+   * backtracks without end ({@code (a+)+$} over a long run of {@code a}s) fails its query after
+   * {@value #MAX_READS} reads instead of keeping a worker busy that cancellation, checked between
+   * batches, would never reach.
+   */
+  static final class Bounded implements CharSequence {
+    static final long MAX_READS = 200_000_000L;
+    private final String text;
+    private final String function;
+    private long reads;
+
+    Bounded(String text, String function) {
+      this.text = text;
+      this.function = function;
+    }
+
+    @Override
+    public char charAt(int index) {
+      if (++reads > MAX_READS) {
+        throw new ExecutionException(function + ": the pattern needs more than " + MAX_READS
+            + " steps on one value; simplify it (nested quantifiers such as (a+)+ backtrack without end)");
+      }
+      return text.charAt(index);
+    }
+
+    @Override
+    public int length() {
+      return text.length();
+    }
+
+    @Override
+    public CharSequence subSequence(int start, int end) {
+      return text.substring(start, end);
+    }
+
+    @Override
+    public String toString() {
+      return text;
+    }
+  }
 
   /** PostgreSQL's replacement syntax ({@code \1}, {@code \&}, {@code \\}) as Java's. */
   static String replacement(String pg) {

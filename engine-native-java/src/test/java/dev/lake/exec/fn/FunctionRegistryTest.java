@@ -106,4 +106,15 @@ class FunctionRegistryTest {
         FunctionRegistry.describeSignatures(StringFunctions.LPAD));
     assertEquals("concat(ANY...)", FunctionRegistry.describeSignatures(StringFunctions.CONCAT));
   }
+
+  @Test
+  void aPatternThatReadsWithoutEndFailsInsteadOfHoldingItsWorker() {
+    RegexFunctions.Bounded text = new RegexFunctions.Bounded("ab", "regexp_like");
+    dev.lake.exec.ExecutionException e = assertThrows(dev.lake.exec.ExecutionException.class, () -> {
+      for (long i = 0; i <= RegexFunctions.Bounded.MAX_READS; i++) {
+        text.charAt((int) (i & 1));
+      }
+    });
+    assertTrue(e.getMessage().startsWith("regexp_like: the pattern needs more than"), e.getMessage());
+  }
 }
