@@ -24,7 +24,7 @@ public enum Param {
    * A value of the type every {@code SAME} argument of the call is converted to (their common
    * type): greatest, least.
    */
-  SAME("T");
+  SAME("ANYCOMPATIBLE");
 
   /** How a signature in a message spells the parameter. */
   public final String spelling;

@@ -105,6 +105,7 @@ class FunctionRegistryTest {
     assertEquals("lpad(VARCHAR, BIGINT), lpad(VARCHAR, BIGINT, VARCHAR)",
         FunctionRegistry.describeSignatures(StringFunctions.LPAD));
     assertEquals("concat(ANY...)", FunctionRegistry.describeSignatures(StringFunctions.CONCAT));
+    assertEquals("greatest(ANYCOMPATIBLE...)", FunctionRegistry.describeSignatures(ComparisonFunctions.GREATEST));
   }
 
   @Test
