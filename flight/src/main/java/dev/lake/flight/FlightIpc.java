@@ -140,8 +140,10 @@ final class FlightIpc {
     }
     try {
       return MessageSerializer.deserializeSchema(message);
-    } catch (RuntimeException e) {
-      throw new IpcException("the schema message cannot be read: " + e.getMessage());
+    } catch (RuntimeException | StackOverflowError e) {
+      // A damaged flatbuffer can point a table at itself: the recursion through children ends
+      // in a stack overflow, which is this message's fault, not the server's.
+      throw new IpcException("the schema message cannot be read: " + bounded(e.getMessage()));
     }
   }
 
@@ -176,8 +178,16 @@ final class FlightIpc {
       if (body.getReferenceManager().getRefCount() > 0) {
         body.close();
       }
-      throw new IpcException("a record batch cannot be read: " + e.getMessage());
+      throw new IpcException("a record batch cannot be read: " + bounded(e.getMessage()));
     }
+  }
+
+  // Arrow's messages may quote the damaged input; the client sees a bounded excerpt.
+  private static String bounded(String message) {
+    if (message == null) {
+      return "no detail";
+    }
+    return message.length() <= 200 ? message : message.substring(0, 200) + "...";
   }
 
   /** A received stream that is not valid Arrow IPC. Nothing was changed. */
