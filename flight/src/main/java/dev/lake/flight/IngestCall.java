@@ -94,6 +94,10 @@ final class IngestCall {
     if (done) {
       return;
     }
+    if (data == FlightIpc.UNREADABLE) {
+      reject(FlightIpc.unreadable());
+      return;
+    }
     received += data.getDataHeader().size() + data.getDataBody().size();
     if (received > maxBytes) {
       reject(ErrorMapper.status(GrpcStatus.RESOURCE_EXHAUSTED, "the ingest payload exceeds the"
