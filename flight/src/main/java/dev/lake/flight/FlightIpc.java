@@ -18,6 +18,7 @@ import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.WriteChannel;
@@ -25,6 +26,7 @@ import org.apache.arrow.vector.ipc.message.ArrowBuffer;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -180,12 +182,27 @@ final class FlightIpc {
       throw new IpcException("the first FlightData message must carry the schema");
     }
     try {
-      return MessageSerializer.deserializeSchema(message);
+      Schema schema = MessageSerializer.deserializeSchema(message);
+      schema.getFields().forEach(FlightIpc::checkLayout);
+      return schema;
+    } catch (IpcException e) {
+      throw e;
     } catch (RuntimeException | StackOverflowError e) {
       // A damaged flatbuffer can point a table at itself: the recursion through children ends
       // in a stack overflow, which is this message's fault, not the server's.
       throw new IpcException("the schema message cannot be read: " + bounded(e.getMessage()));
     }
+  }
+
+  // A schema can name a type no vector has (an Int of 72 bits): refuse it with the column.
+  private static void checkLayout(Field field) {
+    try {
+      TypeLayout.getTypeLayout(field.getType());
+    } catch (RuntimeException e) {
+      throw new IpcException("the schema's column '" + field.getName() + "' has type "
+          + field.getType() + ", which Arrow cannot lay out: " + bounded(e.getMessage()));
+    }
+    field.getChildren().forEach(FlightIpc::checkLayout);
   }
 
   /**

@@ -57,7 +57,14 @@ final class IngestValidator {
     Iterator<ArrowFieldNode> nodes = batch.getNodes().iterator();
     Iterator<ArrowBuf> buffers = batch.getBuffers().iterator();
     for (Field field : schema.getFields()) {
-      checkStructure(where, field, "'" + field.getName() + "'", rows, true, nodes, buffers);
+      try {
+        checkStructure(where, field, "'" + field.getName() + "'", rows, true, nodes, buffers);
+      } catch (FlightIpc.IpcException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        throw new FlightIpc.IpcException(where + " column '" + field.getName()
+            + "' cannot be checked: " + bounded(e.getMessage()));
+      }
     }
     if (nodes.hasNext() || buffers.hasNext()) {
       throw new FlightIpc.IpcException(where + " has " + batch.getNodes().size()

@@ -139,6 +139,17 @@ class FlightIngestValidationTest {
     assertUnchanged();
   }
 
+  @Test
+  void aSchemaWithATypeNoVectorHasIsRefusedNamingTheColumn() throws Exception {
+    // Found by FlightIngestFuzzTest (seed 99, input 607): a flipped bit made an Int 72 bits wide.
+    org.apache.arrow.vector.types.pojo.Schema odd = new org.apache.arrow.vector.types.pojo.Schema(
+        List.of(org.apache.arrow.vector.types.pojo.Field.nullable("wide",
+            new org.apache.arrow.vector.types.pojo.ArrowType.Int(72, true))));
+    RawDoPut.Answer answer = raw.send(List.of(RawDoPut.schemaMessage(
+        RawDoPut.ingest("lab", "fresh", CREATE_OR_APPEND), odd).toByteArray()));
+    assertInvalid(answer, "the schema's column 'wide' has type Int(72, true)");
+  }
+
   /** Applies {@code damage} to a valid 82-row batch and ingests it into both tables. */
   private void assertRefused(Consumer<ArrowRecordBatch> damage, String expected) throws Exception {
     Answer answer = sendBoth(rows -> {
