@@ -2,9 +2,10 @@ package dev.lake.engine;
 
 /**
  * Files of a table are missing, truncated or fail their checksums, or the location does not hold
- * a table of this engine. Names the file and the version it belongs to.
+ * a table of this engine. Names the file and the version it belongs to. Damage found in a data
+ * file while reading it is the more precise {@link CorruptDataException}.
  */
-public final class CorruptTableException extends EngineException {
+public class CorruptTableException extends EngineException {
   private static final long serialVersionUID = 1L;
 
   public CorruptTableException(TableLocation location, String message) {

@@ -1,6 +1,8 @@
 package dev.lake.sql;
 
+import dev.lake.engine.CorruptDataException;
 import dev.lake.engine.EngineException;
+import dev.lake.engine.VersionNotFoundException;
 import dev.lake.exec.ExecutionException;
 import dev.lake.exec.QueryControl;
 import dev.lake.exec.QueryStoppedException;
@@ -33,8 +35,8 @@ record Execution(long budget, Duration timeout) {
   }
 
   /**
-   * @throws SqlException EXECUTION, RESOURCE_EXHAUSTED, CANCELLED or TIMED_OUT if the plan cannot
-   *     start; nothing stays allocated
+   * @throws SqlException EXECUTION, CORRUPT_DATA, INTERNAL, RESOURCE_EXHAUSTED, CANCELLED or
+   *     TIMED_OUT if the plan cannot start; nothing stays allocated
    */
   ArrowReader run(BufferAllocator allocator, String name, QueryControl control,
       Function<BufferAllocator, Operator> plan, Schema schema) {
@@ -63,8 +65,17 @@ record Execution(long budget, Duration timeout) {
           stopped.reason() == QueryStoppedException.Reason.TIMED_OUT
               ? SqlException.Kind.TIMED_OUT : SqlException.Kind.CANCELLED,
           stopped.getMessage(), 0, 0, stopped);
-      case ExecutionException x -> new SqlException(SqlException.Kind.EXECUTION, x.getMessage(), 0, 0, x);
-      case EngineException x -> new SqlException(SqlException.Kind.EXECUTION,
+      case ExecutionException x -> new SqlException(switch (x.kind()) {
+        case DATA -> SqlException.Kind.EXECUTION;
+        case LIMIT -> SqlException.Kind.RESOURCE_EXHAUSTED;
+        case INTERNAL -> SqlException.Kind.INTERNAL;
+      }, x.getMessage(), 0, 0, x);
+      case CorruptDataException x -> new SqlException(SqlException.Kind.CORRUPT_DATA,
+          "corrupt data in " + x.describe(), 0, 0, x);
+      case VersionNotFoundException x -> new SqlException(SqlException.Kind.VERSION_NOT_FOUND,
+          "cannot read table version " + x.version() + ": it " + (x.expired()
+              ? "was expired by retention while the query ran" : "does not exist"), 0, 0, x);
+      case EngineException x -> new SqlException(SqlException.Kind.INTERNAL,
           "reading the table failed: " + x.getMessage(), 0, 0, x);
       default -> e;
     };

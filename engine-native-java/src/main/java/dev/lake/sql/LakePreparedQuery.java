@@ -108,7 +108,7 @@ final class LakePreparedQuery implements PreparedQuery {
     if (query.scan().isPresent()) {
       BoundQuery.Scan scan = query.scan().get();
       ScanRequest request = new ScanRequest(scan.columns(), scan.filter(), scan.limitHint());
-      op = new ScanOperator(scan.snapshot(), request, allocator);
+      op = new ScanOperator(SqlCatalog.LAKE + "." + scan.table(), scan.snapshot(), request, allocator);
     } else {
       op = new SingleRowOperator(allocator);
     }

@@ -212,17 +212,28 @@ final class RelTranslator {
       }
       return op;
     };
+    String scanName = SqlCatalog.LAKE + "." + table.name;
     Function<BufferAllocator, Operator> open = allocator ->
-        above.apply(new ScanOperator(table.snapshot, scanRequest, allocator), allocator);
-    Pipeline pipeline = new Pipeline(allocator -> new Morsels(table.snapshot.plan(scanRequest).units(),
-        units -> new ScanOperator(table.snapshot, scanRequest, units, allocator), null)).then(above);
+        above.apply(new ScanOperator(scanName, table.snapshot, scanRequest, allocator), allocator);
+    Pipeline pipeline = new Pipeline(allocator -> new Morsels(plan(table, scanRequest).units(),
+        units -> new ScanOperator(scanName, table.snapshot, scanRequest, units, allocator), null)).then(above);
     return new Node(fields, types, open, label, List.of(), pipeline);
+  }
+
+  /** Plans a scan of {@code table}; damage found in its footers names the table. */
+  private static dev.lake.engine.Snapshot.ScanPlan plan(CalciteTables.LakeTable table,
+      ScanRequest request) {
+    try {
+      return table.snapshot.plan(request);
+    } catch (dev.lake.engine.CorruptDataException e) {
+      throw e.table() != null ? e : e.inTable(SqlCatalog.LAKE + "." + table.name);
+    }
   }
 
   /** What a scan reads, with the blocks its pushed predicate prunes (asks the engine to plan). */
   static String scanLabel(CalciteTables.LakeTable table, List<String> columns, Optional<Expression> filter) {
-    dev.lake.engine.Snapshot.ScanPlan plan = table.snapshot.plan(
-        new ScanRequest(columns, filter, OptionalLong.empty()));
+    dev.lake.engine.Snapshot.ScanPlan plan =
+        plan(table, new ScanRequest(columns, filter, OptionalLong.empty()));
     return "Scan " + SqlCatalog.LAKE + "." + table.name + " version " + table.version.number()
         + " columns=" + columns + filter.map(e -> " pushed=" + e).orElse("")
         + " units=" + plan.units().size() + " blocks=" + plan.blocksTotal()

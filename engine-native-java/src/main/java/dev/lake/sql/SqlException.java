@@ -23,8 +23,19 @@ public class SqlException extends RuntimeException {
     UNSUPPORTED,
     /** A table version or snapshot asked for does not exist. */
     VERSION_NOT_FOUND,
-    /** Failure while executing. */
+    /**
+     * The query cannot be computed on this data: division by zero, an overflow, a value that does
+     * not cast, a scalar subquery with more than one row. The query's fault; the message names the
+     * value.
+     */
     EXECUTION,
+    /**
+     * A table's stored data is damaged (fails its checksum, truncated, missing); the cause is a
+     * {@link dev.lake.engine.CorruptDataException} naming table, version, segment and column.
+     */
+    CORRUPT_DATA,
+    /** The engine failed (storage I/O, an unexpected failure); the message may name server paths. */
+    INTERNAL,
     /**
      * The query needed more memory than its budget (per query, or the process's allocator limit);
      * the message names the budget. Everything the query held is released.

@@ -6,6 +6,7 @@ import dev.lake.catalog.InvalidNameException;
 import dev.lake.catalog.TableAlreadyExistsException;
 import dev.lake.catalog.TableNotFoundException;
 import dev.lake.engine.CommitConflictException;
+import dev.lake.engine.CorruptDataException;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.SchemaMismatchException;
 import dev.lake.engine.VersionNotFoundException;
@@ -13,7 +14,6 @@ import dev.lake.exec.QueryStoppedException;
 import dev.lake.sql.SqlException;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.StatusException;
-import java.time.DateTimeException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -28,10 +28,14 @@ import org.slf4j.LoggerFactory;
  * storage paths.
  *
  * <p>{@link SqlException.Kind#UNSUPPORTED} maps to {@code UNIMPLEMENTED}: the SQL is valid, lake
- * does not do it yet, and retrying elsewhere will not help. {@link SqlException.Kind#EXECUTION}
- * is the user's fault ({@code INVALID_ARGUMENT}) when it comes from the data and the query
- * (division by zero, a bad cast), and the server's ({@code INTERNAL}) when it comes from
- * storage or an unexpected bug.
+ * does not do it yet, and retrying elsewhere will not help. Whose fault a failure while running
+ * is was decided where it was thrown, and this class only reads the kind: {@link
+ * SqlException.Kind#EXECUTION} (division by zero, an overflow, a failed cast, naming the value)
+ * is {@code INVALID_ARGUMENT}, {@link SqlException.Kind#CORRUPT_DATA} (a {@link
+ * CorruptDataException}: a segment failing its checksum) is {@code DATA_LOSS} naming table,
+ * version, segment and column, and {@link SqlException.Kind#INTERNAL} is {@code INTERNAL}. The
+ * mapping is the same whether the error is raised before a {@code DoGet} streams or after some
+ * batches were sent.
  *
  * <p>A query stopped by its deadline ({@link SqlException.Kind#TIMED_OUT}, the call's gRPC
  * deadline or the server's query timeout) is {@code DEADLINE_EXCEEDED}; one stopped because the
@@ -52,6 +56,7 @@ final class ErrorMapper {
           status(GrpcStatus.INVALID_ARGUMENT, invalid.getMessage());
       case FlightIpc.IpcException ipc -> status(GrpcStatus.INVALID_ARGUMENT, ipc.getMessage());
       case SqlException sql -> fromSql(sql);
+      case CorruptDataException corrupt -> corrupt(corrupt);
       case QueryStoppedException stopped -> stopped(stopped.reason(), stopped.getMessage());
       case TableNotFoundException notFound -> status(GrpcStatus.NOT_FOUND, notFound.getMessage());
       case TableAlreadyExistsException exists ->
@@ -83,9 +88,11 @@ final class ErrorMapper {
       case RESOURCE_EXHAUSTED -> status(GrpcStatus.RESOURCE_EXHAUSTED, message);
       case CANCELLED -> stopped(QueryStoppedException.Reason.CANCELLED, message);
       case TIMED_OUT -> stopped(QueryStoppedException.Reason.TIMED_OUT, message);
-      case EXECUTION -> userFault(e.getCause())
-          ? status(GrpcStatus.INVALID_ARGUMENT, message)
-          : internal(e);
+      case EXECUTION -> status(GrpcStatus.INVALID_ARGUMENT, message);
+      case CORRUPT_DATA -> e.getCause() instanceof CorruptDataException corrupt
+          ? corrupt(corrupt)
+          : status(GrpcStatus.DATA_LOSS, message);
+      case INTERNAL -> internal(e);
     };
   }
 
@@ -102,13 +109,11 @@ final class ErrorMapper {
     return e.line() <= 0 || message.contains(position) ? message : message + " (" + position + ")";
   }
 
-  // Failures caused by the data and the query text, which the user can fix; anything else
-  // (storage, an unexpected exception) is the server's problem.
-  private static boolean userFault(Throwable cause) {
-    return cause == null
-        || cause instanceof ArithmeticException
-        || cause instanceof NumberFormatException
-        || cause instanceof DateTimeException;
+  // Damaged stored data: the client learns table, version, segment and column (never the
+  // location), the log gets the location and the stack trace.
+  private static StatusException corrupt(CorruptDataException e) {
+    LOG.error("corrupt data answered as DATA_LOSS", e);
+    return status(GrpcStatus.DATA_LOSS, "corrupt data in " + e.describe());
   }
 
   private static StatusException internal(Throwable e) {

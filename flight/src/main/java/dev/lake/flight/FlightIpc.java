@@ -3,6 +3,9 @@ package dev.lake.flight;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
+import io.vertx.grpc.common.CodecException;
+import io.vertx.grpc.common.GrpcMessage;
+import io.vertx.grpc.common.GrpcMessageDecoder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +18,7 @@ import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.WriteChannel;
@@ -22,6 +26,7 @@ import org.apache.arrow.vector.ipc.message.ArrowBuffer;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -117,6 +122,43 @@ final class FlightIpc {
     return message;
   }
 
+  /**
+   * What {@link #putDecoder()} hands on for a message whose bytes are not a {@code FlightData}
+   * protobuf; compared by identity (parsing never returns this instance).
+   */
+  static final Flight.FlightData UNREADABLE = Flight.FlightData.newBuilder()
+      .setAppMetadata(ByteString.copyFromUtf8("lake: unreadable FlightData")).build();
+
+  /** The refusal of an {@link #UNREADABLE} message. */
+  static IpcException unreadable() {
+    return new IpcException("a DoPut message is not a valid FlightData protobuf message");
+  }
+
+  /**
+   * Decodes {@code DoPut}'s messages. Vert.x answers a message its decoder cannot parse by
+   * resetting the stream (the client sees CANCELLED); this decoder hands on {@link #UNREADABLE}
+   * instead, so the call can answer INVALID_ARGUMENT.
+   */
+  static GrpcMessageDecoder<Flight.FlightData> putDecoder() {
+    GrpcMessageDecoder<Flight.FlightData> strict =
+        GrpcMessageDecoder.decoder(Flight.FlightData.getDefaultInstance());
+    return new GrpcMessageDecoder<>() {
+      @Override
+      public Flight.FlightData decode(GrpcMessage message) {
+        try {
+          return strict.decode(message);
+        } catch (CodecException e) {
+          return UNREADABLE;
+        }
+      }
+
+      @Override
+      public boolean accepts(io.vertx.grpc.common.WireFormat format) {
+        return strict.accepts(format);
+      }
+    };
+  }
+
   /** Parses the flatbuffer header of a received message. */
   static Message header(ByteString dataHeader) {
     if (dataHeader.isEmpty()) {
@@ -125,8 +167,9 @@ final class FlightIpc {
     ByteBuffer buffer = dataHeader.asReadOnlyByteBuffer();
     try {
       Message message = Message.getRootAsMessage(buffer);
-      // Touch the header type so a garbage buffer fails here, not later deep in a loader.
+      // Touch the fields read later so a garbage buffer fails here, not deep in a loader.
       message.headerType();
+      message.bodyLength();
       return message;
     } catch (RuntimeException e) {
       throw new IpcException("a FlightData message has an unreadable data_header");
@@ -139,10 +182,27 @@ final class FlightIpc {
       throw new IpcException("the first FlightData message must carry the schema");
     }
     try {
-      return MessageSerializer.deserializeSchema(message);
-    } catch (RuntimeException e) {
-      throw new IpcException("the schema message cannot be read: " + e.getMessage());
+      Schema schema = MessageSerializer.deserializeSchema(message);
+      schema.getFields().forEach(FlightIpc::checkLayout);
+      return schema;
+    } catch (IpcException e) {
+      throw e;
+    } catch (RuntimeException | StackOverflowError e) {
+      // A damaged flatbuffer can point a table at itself: the recursion through children ends
+      // in a stack overflow, which is this message's fault, not the server's.
+      throw new IpcException("the schema message cannot be read: " + bounded(e.getMessage()));
     }
+  }
+
+  // A schema can name a type no vector has (an Int of 72 bits): refuse it with the column.
+  private static void checkLayout(Field field) {
+    try {
+      TypeLayout.getTypeLayout(field.getType());
+    } catch (RuntimeException e) {
+      throw new IpcException("the schema's column '" + field.getName() + "' has type "
+          + field.getType() + ", which Arrow cannot lay out: " + bounded(e.getMessage()));
+    }
+    field.getChildren().forEach(FlightIpc::checkLayout);
   }
 
   /**
@@ -156,14 +216,23 @@ final class FlightIpc {
     }
     if (message.headerType() != MessageHeader.RecordBatch) {
       throw new IpcException("expected a record batch message, got header type "
-          + MessageHeader.name(message.headerType()));
+          + headerName(message.headerType()));
     }
     if (message.bodyLength() != dataBody.size()) {
       throw new IpcException("a record batch announces " + message.bodyLength()
           + " body bytes but carries " + dataBody.size());
     }
-    RecordBatch header = (RecordBatch) message.header(new RecordBatch());
-    if (header.compression() != null) {
+    RecordBatch header;
+    boolean compressed;
+    try {
+      header = (RecordBatch) message.header(new RecordBatch());
+      compressed = header.compression() != null;
+    } catch (RuntimeException e) {
+      // The header's offsets point outside the flatbuffer.
+      throw new IpcException("a record batch's data_header is malformed: "
+          + bounded(e.getMessage()));
+    }
+    if (compressed) {
       throw new IpcException("compressed record batches are not supported");
     }
     ArrowBuf body = allocator.buffer(dataBody.size());
@@ -176,8 +245,21 @@ final class FlightIpc {
       if (body.getReferenceManager().getRefCount() > 0) {
         body.close();
       }
-      throw new IpcException("a record batch cannot be read: " + e.getMessage());
+      throw new IpcException("a record batch cannot be read: " + bounded(e.getMessage()));
     }
+  }
+
+  private static String headerName(byte type) {
+    return type >= 0 && type < MessageHeader.names.length
+        ? MessageHeader.name(type) : Byte.toString(type);
+  }
+
+  // Arrow's messages may quote the damaged input; the client sees a bounded excerpt.
+  private static String bounded(String message) {
+    if (message == null) {
+      return "no detail";
+    }
+    return message.length() <= 200 ? message : message.substring(0, 200) + "...";
   }
 
   /** A received stream that is not valid Arrow IPC. Nothing was changed. */

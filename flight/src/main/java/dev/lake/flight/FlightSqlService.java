@@ -78,7 +78,8 @@ final class FlightSqlService {
     server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.SchemaResult>method("GetSchema", Flight.FlightDescriptor.getDefaultInstance()),
         request -> unary(request, this::schemaResult));
     server.callHandler(FlightSqlService.<Flight.Ticket, Flight.FlightData>method("DoGet", Flight.Ticket.getDefaultInstance()), this::doGet);
-    server.callHandler(FlightSqlService.<Flight.FlightData, Flight.PutResult>method("DoPut", Flight.FlightData.getDefaultInstance()), this::doPut);
+    server.callHandler(ServiceMethod.server(SERVICE, "DoPut", GrpcMessageEncoder.<Flight.PutResult>encoder(),
+        FlightIpc.putDecoder()), this::doPut);
     server.callHandler(FlightSqlService.<Flight.Action, Flight.Result>method("DoAction", Flight.Action.getDefaultInstance()), this::doAction);
     server.callHandler(FlightSqlService.<Flight.Criteria, Flight.FlightInfo>method("ListFlights", Flight.Criteria.getDefaultInstance()),
         request -> unimplemented(request, "ListFlights"));
@@ -278,6 +279,9 @@ final class FlightSqlService {
 
   private IngestCall startPut(Context context,
       GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, Flight.FlightData first) {
+    if (first == FlightIpc.UNREADABLE) {
+      throw FlightIpc.unreadable();
+    }
     if (!first.hasFlightDescriptor()) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "the first DoPut message must carry the flight descriptor");

@@ -26,8 +26,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One {@code DoPut} of {@code CommandStatementIngest}: receives the stream, decodes it into
- * record batches and digests it, then writes it through the {@link Ingestor} and answers one
- * {@code PutResult} carrying {@code DoPutUpdateResult{record_count}}.
+ * record batches, validates each completely ({@link IngestValidator}) and digests it, then writes
+ * it through the {@link Ingestor} and answers one {@code PutResult} carrying {@code
+ * DoPutUpdateResult{record_count}}. Malformed IPC anywhere in the stream is answered {@code
+ * INVALID_ARGUMENT} naming the batch, column and problem, and nothing is written: the write
+ * starts only after the last message was validated.
  *
  * <p>The event loop only counts bytes and queues messages; decoding, digesting and the write run
  * as a serial chain of worker tasks (never two at once, in arrival order). The payload is bounded
@@ -89,6 +92,10 @@ final class IngestCall {
   /** Accepts one received message (the first one included). Event loop only. */
   void onMessage(Flight.FlightData data) {
     if (done) {
+      return;
+    }
+    if (data == FlightIpc.UNREADABLE) {
+      reject(FlightIpc.unreadable());
       return;
     }
     received += data.getDataHeader().size() + data.getDataBody().size();
@@ -181,6 +188,12 @@ final class IngestCall {
       throw new FlightIpc.IpcException("the ingest stream carries a second schema message");
     }
     ArrowRecordBatch batch = FlightIpc.recordBatch(message, body, allocator);
+    try {
+      IngestValidator.validate(schema, batch, batches.size(), allocator);
+    } catch (RuntimeException e) {
+      batch.close();
+      throw e;
+    }
     batches.add(batch);
     rows += batch.getLength();
   }
@@ -197,7 +210,9 @@ final class IngestCall {
     List<ArrowRecordBatch> payload = new ArrayList<>(batches);
     batches.clear();
     try (BatchListReader reader = new BatchListReader(allocator, schema, payload)) {
-      ingestor.ingest(command, target, schema, operation, () -> reader);
+      // No rows (no batches, or only empty ones): the table is created if the mode asks for it,
+      // and no version is added.
+      ingestor.ingest(command, target, schema, operation, rows == 0 ? null : () -> reader);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }

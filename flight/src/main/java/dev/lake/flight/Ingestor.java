@@ -66,17 +66,25 @@ final class Ingestor {
   }
 
   /**
-   * Writes the payload to {@code ident} as the command's options say. On any exception no new
-   * version of an existing table is visible; a table created by this call stays (empty) if the
-   * append into it then fails.
+   * Writes the payload to {@code ident} as the command's options say. On any exception nothing
+   * is changed: no new version of an existing table is visible, and a table this call created is
+   * dropped again if the append into it fails.
    *
-   * @param data the payload; called once, the reader is consumed by the catalog
+   * <p>A payload without rows ({@code data} null: the stream carried a schema and no batches, or
+   * only empty ones) adds no version, since a version holds at least one row: a missing table
+   * with if_not_exist CREATE is created empty (the command's schema is all CREATE needs, as the
+   * Flight SQL spec defines the mode), an existing one with APPEND is left as it is (after its
+   * columns are checked), and REPLACE of an existing table is refused.
+   *
+   * @param data the payload, or null when it has no rows; called once, the reader is consumed by
+   *     the catalog
    * @throws TableNotFoundException if the table is missing and the options do not say CREATE
    * @throws TableAlreadyExistsException if the table exists and the options do not say APPEND
    *     or REPLACE
    * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT naming the first column that
    *     differs from the table's, on append; INVALID_ARGUMENT naming the column when the engine
-   *     cannot store one of the payload's types, on create or replace (nothing is created)
+   *     cannot store one of the payload's types, on create or replace (nothing is created);
+   *     UNIMPLEMENTED for REPLACE with no rows
    */
   void ingest(CommandStatementIngest command, TableIdent ident, Schema schema,
       AppendOperation operation, Supplier<ArrowReader> data) {
@@ -88,8 +96,10 @@ final class Ingestor {
       }
       String engine = command.getOptionsMap().getOrDefault(ENGINE_OPTION, DEFAULT_ENGINE);
       try {
-        createChecked(ident, () -> catalog.create(ident, schema, engine));
-        catalog.append(ident, operation, data.get());
+        TableEntry created = createChecked(ident, () -> catalog.create(ident, schema, engine));
+        if (data != null) {
+          appendToCreated(ident, created, operation, data);
+        }
         return;
       } catch (TableAlreadyExistsException raced) {
         // Another writer created it between lookup and create: treat it as existing.
@@ -102,11 +112,39 @@ final class Ingestor {
     switch (options.getIfExists()) {
       case TABLE_EXISTS_OPTION_APPEND -> {
         checkSameColumns(ident, existing.get().schema(), schema);
-        catalog.append(ident, operation, data.get());
+        if (data != null) {
+          catalog.append(ident, operation, data.get());
+        }
       }
-      case TABLE_EXISTS_OPTION_REPLACE ->
-          createChecked(ident, () -> catalog.replace(ident, schema, operation, data.get()));
+      case TABLE_EXISTS_OPTION_REPLACE -> {
+        if (data == null) {
+          throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED, "cannot replace table lake." + ident
+              + " with an ingest stream without rows: a table version holds at least one row;"
+              + " nothing was changed");
+        }
+        createChecked(ident, () -> catalog.replace(ident, schema, operation, data.get()));
+      }
       default -> throw new TableAlreadyExistsException(ident);
+    }
+  }
+
+  // A failed append into the table this call just created leaves no empty table behind. The drop
+  // is skipped if the entry changed meanwhile (another writer appended or replaced it).
+  private void appendToCreated(TableIdent ident, TableEntry created, AppendOperation operation,
+      Supplier<ArrowReader> data) {
+    try {
+      catalog.append(ident, operation, data.get());
+    } catch (RuntimeException e) {
+      try {
+        Optional<TableEntry> now = catalog.lookup(ident);
+        if (now.isPresent() && now.get().incarnation().equals(created.incarnation())
+            && now.get().version().equals(created.version())) {
+          catalog.drop(ident);
+        }
+      } catch (RuntimeException dropFailed) {
+        e.addSuppressed(dropFailed);
+      }
+      throw e;
     }
   }
 
@@ -115,9 +153,9 @@ final class Ingestor {
    * cannot store, such as a map, union or dictionary column; duplicate names), which it reports
    * before writing anything, into INVALID_ARGUMENT with its message naming the column.
    */
-  private static void createChecked(TableIdent ident, Runnable create) {
+  private static <T> T createChecked(TableIdent ident, Supplier<T> create) {
     try {
-      create.run();
+      return create.get();
     } catch (IllegalArgumentException e) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "cannot create table lake." + ident + ": " + e.getMessage());

@@ -8,9 +8,11 @@ import dev.lake.catalog.CatalogException;
 import dev.lake.catalog.TableAlreadyExistsException;
 import dev.lake.catalog.TableIdent;
 import dev.lake.catalog.TableNotFoundException;
+import dev.lake.engine.CorruptDataException;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.SchemaMismatchException;
 import dev.lake.engine.TableLocation;
+import dev.lake.engine.Version;
 import dev.lake.exec.QueryStoppedException;
 import dev.lake.sql.SqlException;
 import io.vertx.grpc.common.GrpcStatus;
@@ -55,7 +57,7 @@ class ErrorMapperTest {
         QueryStoppedException.Reason.TIMED_OUT, "query timed out after 200 ms")).status());
     assertEquals(GrpcStatus.CANCELLED, map(new QueryStoppedException(
         QueryStoppedException.Reason.CANCELLED, "query cancelled")).status());
-    StatusException storage = map(new SqlException(SqlException.Kind.EXECUTION,
+    StatusException storage = map(new SqlException(SqlException.Kind.INTERNAL,
         "read failed at " + LOCATION, 0, 0, new EngineException(LOCATION, "io")));
     assertEquals(GrpcStatus.INTERNAL, storage.status());
     assertFalse(storage.message().contains("/srv/secret"), storage.message());
@@ -68,6 +70,31 @@ class ErrorMapperTest {
     assertEquals(GrpcStatus.ALREADY_EXISTS, map(new TableAlreadyExistsException(ident)).status());
     assertEquals(GrpcStatus.RESOURCE_EXHAUSTED,
         map(new RejectedExecutionException("full")).status());
+  }
+
+  @Test
+  void executionErrorsAreTheUsersFaultWhateverTheirCause() {
+    // The kind was decided where the error was thrown; the cause's class plays no part.
+    StatusException cast = map(new SqlException(SqlException.Kind.EXECUTION,
+        "cannot cast 'röbot-21' to INTEGER", 0, 0, new IllegalStateException("any cause")));
+    assertEquals(GrpcStatus.INVALID_ARGUMENT, cast.status());
+    assertEquals("cannot cast 'röbot-21' to INTEGER", cast.message());
+  }
+
+  @Test
+  void corruptDataIsDataLossNamingTableVersionSegmentAndColumnButNotTheLocation() {
+    CorruptDataException corrupt = new CorruptDataException(LOCATION, Version.of(3),
+        "data/a.seg", 2, "robot", "fails its checksum", null).inTable("lake.demo.t");
+    assertTrue(corrupt.getMessage().contains("/srv/secret"), "the log keeps the location");
+    String expected = "corrupt data in table lake.demo.t version 3: segment data/a.seg block 2"
+        + " column 'robot' fails its checksum";
+    for (Throwable e : new Throwable[] {corrupt, new CompletionException(corrupt),
+        new SqlException(SqlException.Kind.CORRUPT_DATA, "corrupt data in " + corrupt.describe(),
+            0, 0, corrupt)}) {
+      StatusException status = map(e);
+      assertEquals(GrpcStatus.DATA_LOSS, status.status(), e.toString());
+      assertEquals(expected, status.message());
+    }
   }
 
   @Test

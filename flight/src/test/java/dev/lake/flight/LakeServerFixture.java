@@ -36,13 +36,19 @@ final class LakeServerFixture implements AutoCloseable {
   }
 
   LakeServerFixture(Path directory, LakeFlightServer.Builder builder) {
+    this(directory, builder, Runtime.getRuntime().availableProcessors());
+  }
+
+  /** With {@code sqlThreads} workers per query plan (1: batches stream in scan order). */
+  LakeServerFixture(Path directory, LakeFlightServer.Builder builder, int sqlThreads) {
     store = RocksDbMetaStore.open(directory.resolve("meta"));
     for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
       engines.put(factory.name(), factory.create(Map.of()));
     }
     catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
     server = builder.catalog(catalog)
-        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog)))
+        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog), Long.MAX_VALUE,
+            sqlThreads))
         .allocator(root)
         .workerThreads(4)
         .build();

@@ -146,7 +146,8 @@ final class LogSnapshot implements Snapshot {
     return SegmentFile.openBlocks(
         handle.store(), LogTableHandle.segmentKey(segment.ref().file()), u.footer(), u.blocks(),
         projection, allocator, handle.mappings(),
-        (detail, cause) -> handle.corruptOrExpired(version, segment, ": " + detail, cause));
+        (block, column, problem, cause) ->
+            handle.corruptOrExpired(version, segment, block, column, problem, cause));
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.lake.engine.log;
 import dev.lake.engine.AppendOperation;
 import dev.lake.engine.AppendSchemas;
 import dev.lake.engine.CommitConflictException;
+import dev.lake.engine.CorruptDataException;
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.SchemaMismatchException;
@@ -354,7 +355,7 @@ final class LogTableHandle implements TableHandle {
       footers.putIfAbsent(segment.ref().file(), footer);
       return footer;
     } catch (SegmentFormatException e) {
-      throw corruptOrExpired(version, segment, " " + e.getMessage(), e);
+      throw corruptOrExpired(version, segment, -1, null, e.getMessage(), e);
     }
   }
 
@@ -362,7 +363,8 @@ final class LogTableHandle implements TableHandle {
    * A damaged or missing segment of a version that retention has since expired means the reader
    * is pinned to an expired version: say that, rather than report corruption.
    */
-  RuntimeException corruptOrExpired(Version version, LiveSegment segment, String detail, Throwable cause) {
+  RuntimeException corruptOrExpired(Version version, LiveSegment segment, int block, String column,
+      String problem, Throwable cause) {
     try {
       long floor = log.retentionFloor();
       if (version.number() < floor) {
@@ -371,8 +373,8 @@ final class LogTableHandle implements TableHandle {
     } catch (IOException e) {
       // report the corruption itself below
     }
-    return new CorruptTableException(location, "segment " + segmentKey(segment.ref().file())
-        + " of version " + segment.addedIn() + detail, cause);
+    return new CorruptDataException(location, version, segmentKey(segment.ref().file()), block,
+        column, problem, cause);
   }
 
   TableState refresh() {

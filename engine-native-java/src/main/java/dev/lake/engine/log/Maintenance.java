@@ -85,7 +85,8 @@ final class Maintenance {
         List<Integer> blocks = IntStream.range(0, footer.blocks().size()).boxed().toList();
         try (ArrowReader reader = SegmentFile.openBlocks(store,
             LogTableHandle.segmentKey(segment.ref().file()), footer, blocks, columns, allocator,
-            (detail, cause) -> table.corruptOrExpired(at, segment, ": " + detail, cause))) {
+            (block, column, problem, cause) ->
+                table.corruptOrExpired(at, segment, block, column, problem, cause))) {
           while (reader.loadNextBatch()) {
             appender.append(reader.getVectorSchemaRoot());
           }

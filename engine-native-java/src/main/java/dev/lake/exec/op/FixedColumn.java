@@ -196,7 +196,8 @@ final class FixedColumn {
 
   private static int checkedSize(long bytes) {
     if (bytes > Integer.MAX_VALUE - 16) {
-      throw new ExecutionException("a column of a hash join's build side exceeds 2 GiB");
+      throw new ExecutionException(ExecutionException.Kind.LIMIT,
+          "a column of a hash join's build side exceeds 2 GiB", null);
     }
     return (int) bytes;
   }

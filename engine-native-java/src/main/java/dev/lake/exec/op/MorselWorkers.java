@@ -194,7 +194,7 @@ final class MorselWorkers {
     return switch (cause) {
       case RuntimeException re -> re;
       case Error error -> throw error;
-      default -> new ExecutionException("a query worker failed: " + cause, cause);
+      default -> new ExecutionException(ExecutionException.Kind.INTERNAL, "a query worker failed: " + cause, cause);
     };
   }
 }

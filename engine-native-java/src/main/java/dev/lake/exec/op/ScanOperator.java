@@ -1,5 +1,6 @@
 package dev.lake.exec.op;
 
+import dev.lake.engine.CorruptDataException;
 import dev.lake.engine.ScanRequest;
 import dev.lake.engine.ScanUnit;
 import dev.lake.engine.Snapshot;
@@ -20,6 +21,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * scans ({@link Morsels}).
  */
 public final class ScanOperator implements Operator {
+  private final String table;
   private final Snapshot snapshot;
   private final ScanRequest request;
   private final BufferAllocator allocator;
@@ -28,6 +30,15 @@ public final class ScanOperator implements Operator {
   private ArrowReader reader;
 
   public ScanOperator(Snapshot snapshot, ScanRequest request, BufferAllocator allocator) {
+    this(null, snapshot, request, allocator);
+  }
+
+  /**
+   * @param table the qualified name of the table scanned ({@code lake.demo.episodes}), which a
+   *     {@link CorruptDataException} from the engine is given; null when unknown
+   */
+  public ScanOperator(String table, Snapshot snapshot, ScanRequest request, BufferAllocator allocator) {
+    this.table = table;
     this.snapshot = snapshot;
     this.request = request;
     this.allocator = allocator;
@@ -36,17 +47,23 @@ public final class ScanOperator implements Operator {
 
   /** Reads only {@code units} (one morsel of a parallel scan), already planned for {@code request}. */
   public ScanOperator(Snapshot snapshot, ScanRequest request, List<ScanUnit> units, BufferAllocator allocator) {
-    this(snapshot, request, allocator);
+    this(null, snapshot, request, units, allocator);
+  }
+
+  /** Reads only {@code units} of table {@code table} (see {@link #ScanOperator(String, Snapshot, ScanRequest, BufferAllocator)}). */
+  public ScanOperator(String table, Snapshot snapshot, ScanRequest request, List<ScanUnit> units,
+      BufferAllocator allocator) {
+    this(table, snapshot, request, allocator);
     this.units = new ArrayDeque<>(units);
   }
 
   @Override
   public Batch next() {
-    if (units == null) {
-      List<ScanUnit> planned = snapshot.plan(request).units();
-      units = new ArrayDeque<>(planned);
-    }
     try {
+      if (units == null) {
+        List<ScanUnit> planned = snapshot.plan(request).units();
+        units = new ArrayDeque<>(planned);
+      }
       while (true) {
         // A cancelled or timed-out query, or an interrupted thread, stops at its next batch.
         control.check();
@@ -67,8 +84,11 @@ public final class ScanOperator implements Operator {
           reader = null;
         }
       }
+    } catch (CorruptDataException e) {
+      throw table == null || e.table() != null ? e : e.inTable(table);
     } catch (IOException e) {
-      throw new ExecutionException("reading table failed: " + e.getMessage(), e);
+      throw new ExecutionException(ExecutionException.Kind.INTERNAL,
+          "reading table failed: " + e.getMessage(), e);
     }
   }
 
@@ -78,7 +98,8 @@ public final class ScanOperator implements Operator {
       try {
         reader.close();
       } catch (IOException e) {
-        throw new ExecutionException("closing table reader failed: " + e.getMessage(), e);
+        throw new ExecutionException(ExecutionException.Kind.INTERNAL,
+            "closing table reader failed: " + e.getMessage(), e);
       } finally {
         reader = null;
       }

@@ -151,7 +151,8 @@ final class Utf8Column {
 
   private static int checkedSize(long bytes) {
     if (bytes > Integer.MAX_VALUE - 16) {
-      throw new ExecutionException("a string column of a hash join's build side exceeds 2 GiB");
+      throw new ExecutionException(ExecutionException.Kind.LIMIT,
+          "a string column of a hash join's build side exceeds 2 GiB", null);
     }
     return (int) bytes;
   }

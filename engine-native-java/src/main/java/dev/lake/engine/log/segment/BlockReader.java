@@ -118,7 +118,7 @@ final class BlockReader extends ArrowReader {
           String problem = NestedLayout.checkOffsets(footer.schema().getFields().get(column),
               buffers.subList(first, buffers.size()), meta.nodes());
           if (problem != null) {
-            throw onCorrupt.corrupt(where(blockIndex, column) + " " + problem, null);
+            throw onCorrupt.corrupt(blockIndex, columnName(column), problem, null);
           }
           meta.nodes().forEach(n -> nodes.add(new ArrowFieldNode(n.length(), n.nulls())));
           continue;
@@ -181,7 +181,7 @@ final class BlockReader extends ArrowReader {
       ArrowBuf run;
       if (mapped != null) {
         if (end > mapped.size()) {
-          throw onCorrupt.corrupt(where(blockIndex, wanted[i]) + " lies past the end of the file ("
+          throw onCorrupt.corrupt(blockIndex, columnName(wanted[i]), "lies past the end of the file ("
               + mapped.size() + " bytes)", null);
         }
         run = mapped.wrap(allocator, start, end - start);
@@ -192,7 +192,7 @@ final class BlockReader extends ArrowReader {
         try {
           channel.read(start, run.nioBuffer(0, (int) (end - start)));
         } catch (IOException e) {
-          throw onCorrupt.corrupt(where(blockIndex, wanted[i]) + " cannot be read: " + e.getMessage(), e);
+          throw onCorrupt.corrupt(blockIndex, columnName(wanted[i]), "cannot be read", e);
         }
       }
       run.writerIndex(end - start);
@@ -205,18 +205,18 @@ final class BlockReader extends ArrowReader {
           // The padding read with the chunk is zeros, so no damaged byte read goes unnoticed.
           for (long b = previousEnd; b < meta.offset(); b++) {
             if (run.getByte(b - start) != 0) {
-              throw onCorrupt.corrupt(where(blockIndex, column) + " has damaged alignment padding before it", null);
+              throw onCorrupt.corrupt(blockIndex, columnName(column), "has damaged alignment padding before it", null);
             }
           }
           CRC32C crc = new CRC32C();
           crc.update(run.nioBuffer(meta.offset() - start, (int) meta.length()));
           if ((int) crc.getValue() != meta.crc32c()) {
-            throw onCorrupt.corrupt(where(blockIndex, column) + " fails its checksum", null);
+            throw onCorrupt.corrupt(blockIndex, columnName(column), "fails its checksum", null);
           }
           if (kinds[column] != null && meta.stats().nullCount() == 0 && block.rows() > 0
               && Bits.zeros(run.nioBuffer(meta.offset() - start, (int) meta.bufferLengths().get(0).longValue()), block.rows()) != 0) {
             // Readers then hand out an all-valid bitmap for it (loadNextBatch): the two must agree.
-            throw onCorrupt.corrupt(where(blockIndex, column) + " has NULLs its statistics say it has not", null);
+            throw onCorrupt.corrupt(blockIndex, columnName(column), "has NULLs its statistics say it has not", null);
           }
           if (mapped != null) {
             mapped.markVerified(meta.offset());
@@ -268,12 +268,12 @@ final class BlockReader extends ArrowReader {
     ArrowBuf offsets = buffers.get(buffers.size() - 2);
     ArrowBuf data = buffers.get(buffers.size() - 1);
     if (offsets.getInt(0) != 0 || offsets.getInt((long) rows * 4) != data.capacity()) {
-      throw onCorrupt.corrupt(where(block, column) + " has inconsistent offsets", null);
+      throw onCorrupt.corrupt(block, columnName(column), "has inconsistent offsets", null);
     }
   }
 
-  private String where(int block, int column) {
-    return "block " + block + " column '" + footer.schema().getFields().get(column).getName() + "'";
+  private String columnName(int column) {
+    return footer.schema().getFields().get(column).getName();
   }
 
   /**
@@ -311,15 +311,15 @@ final class BlockReader extends ArrowReader {
         }
       }
     } catch (NoSuchFileException e) {
-      throw onCorrupt.corrupt("is missing", e);
+      throw onCorrupt.corrupt(-1, null, "is missing", e);
     } catch (IOException e) {
-      throw onCorrupt.corrupt("cannot be opened: " + e.getMessage(), e);
+      throw onCorrupt.corrupt(-1, null, "cannot be opened", e);
     }
   }
 
   private void checkMappedSize(long size) {
     if (mapped.size() != size) {
-      throw onCorrupt.corrupt("changed size from " + mapped.size() + " to " + size + " bytes while mapped", null);
+      throw onCorrupt.corrupt(-1, null, "changed size from " + mapped.size() + " to " + size + " bytes while mapped", null);
     }
   }
 

@@ -38,7 +38,13 @@ public final class SegmentFile {
   /** Turns a corruption detected while reading blocks into the exception the caller reports. */
   @FunctionalInterface
   public interface CorruptionHandler {
-    RuntimeException corrupt(String detail, Throwable cause);
+    /**
+     * @param block the damaged block, or -1 when the damage concerns the whole file
+     * @param column the damaged column's name, or null
+     * @param problem what is wrong, without a path ("fails its checksum")
+     * @param cause the underlying failure (for the log), or null
+     */
+    RuntimeException corrupt(int block, String column, String problem, Throwable cause);
   }
 
   /**
@@ -87,7 +93,7 @@ public final class SegmentFile {
     } catch (SegmentFormatException e) {
       throw e;
     } catch (IOException e) {
-      throw new SegmentFormatException("cannot be read: " + e.getMessage(), e);
+      throw new SegmentFormatException("cannot be read", e);
     }
   }
 
