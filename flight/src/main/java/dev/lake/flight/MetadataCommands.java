@@ -101,7 +101,8 @@ final class MetadataCommands {
     List<String> schemas = new ArrayList<>();
     if (inLake(request.hasCatalog() ? Optional.of(request.getCatalog()) : Optional.empty())) {
       LikePattern pattern = LikePattern.of(
-          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null);
+          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null,
+          "db_schema_filter_pattern");
       catalog.namespaces().stream().filter(pattern::matches).forEach(schemas::add);
     }
     return single(FlightSqlProducer.Schemas.GET_SCHEMAS_SCHEMA, allocator, root -> {
@@ -123,9 +124,11 @@ final class MetadataCommands {
     if (wantsTables
         && inLake(request.hasCatalog() ? Optional.of(request.getCatalog()) : Optional.empty())) {
       LikePattern schemaPattern = LikePattern.of(
-          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null);
+          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null,
+          "db_schema_filter_pattern");
       LikePattern tablePattern = LikePattern.of(
-          request.hasTableNameFilterPattern() ? request.getTableNameFilterPattern() : null);
+          request.hasTableNameFilterPattern() ? request.getTableNameFilterPattern() : null,
+          "table_name_filter_pattern");
       for (String namespace : catalog.namespaces()) {
         if (schemaPattern.matches(namespace)) {
           catalog.tables(namespace).stream()
