@@ -238,6 +238,6 @@ public final class SqlEngine {
     }
     Map<TableName, Version> read = new LinkedHashMap<>();
     planned.tables().values().forEach(t -> read.put(t.name, t.version));
-    return new RelPreparedQuery(plan, new Schema(fields), read, execution);
+    return new RelPreparedQuery(plan, new Schema(fields), read, execution, ColumnOrigin.of(rel));
   }
 }

@@ -134,7 +134,7 @@ final class FlightSqlService {
         throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
       }
       PreparedQuery planned = sqlEngine.prepare(query.getQuery());
-      schema = planned.schema();
+      schema = ColumnMetadata.of(planned);
       ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins());
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
       String sql = TicketCodec.decodeHandle(command
@@ -142,7 +142,7 @@ final class FlightSqlService {
           .getPreparedStatementHandle().toByteArray());
       // Planned again here so the ticket pins the versions current at execution, not at prepare.
       PreparedQuery planned = sqlEngine.prepare(sql);
-      schema = planned.schema();
+      schema = ColumnMetadata.of(planned);
       ticket = TicketCodec.encodeQuery(sql, planned.pins());
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
@@ -165,12 +165,12 @@ final class FlightSqlService {
     Any command = command(descriptor);
     Schema schema;
     if (command.is(FlightSql.CommandStatementQuery.class)) {
-      schema = sqlEngine.prepare(
-          command.unpack(FlightSql.CommandStatementQuery.class).getQuery()).schema();
+      schema = ColumnMetadata.of(sqlEngine.prepare(
+          command.unpack(FlightSql.CommandStatementQuery.class).getQuery()));
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
-      schema = sqlEngine.prepare(TicketCodec.decodeHandle(command
+      schema = ColumnMetadata.of(sqlEngine.prepare(TicketCodec.decodeHandle(command
           .unpack(FlightSql.CommandPreparedStatementQuery.class)
-          .getPreparedStatementHandle().toByteArray())).schema();
+          .getPreparedStatementHandle().toByteArray())));
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
     } else {
@@ -332,7 +332,7 @@ final class FlightSqlService {
             FlightSql.ActionCreatePreparedStatementResult.newBuilder()
                 .setPreparedStatementHandle(
                     ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
-                .setDatasetSchema(FlightIpc.schemaBytes(planned.schema()))
+                .setDatasetSchema(FlightIpc.schemaBytes(ColumnMetadata.of(planned)))
                 .setParameterSchema(ByteString.EMPTY)
                 .build();
         return List.of(Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build());

@@ -5,6 +5,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.lake.catalog.Catalog;
 import dev.lake.catalog.TableEntry;
 import dev.lake.sql.SqlCatalog;
+import dev.lake.sql.TableName;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -192,7 +193,9 @@ final class MetadataCommands {
         names.setSafe(i, utf8(entry.ident().name()));
         types.setSafe(i, utf8(TABLE_TYPE));
         if (schemaBytes != null) {
-          schemaBytes.setSafe(i, FlightIpc.schemaBytes(entry.schema()).toByteArray());
+          schemaBytes.setSafe(i, FlightIpc.schemaBytes(ColumnMetadata.ofTable(
+              new TableName(entry.ident().namespace(), entry.ident().name()), entry.schema()))
+              .toByteArray());
         }
       }
       root.setRowCount(tables.size());
