@@ -56,6 +56,11 @@ final class MetadataCommands {
     this.sqlInfo = sqlInfo;
   }
 
+  /** The registry answered from. */
+  Catalog catalog() {
+    return catalog;
+  }
+
   /** Whether {@code command} is one of the commands this class answers. */
   static boolean handles(Any command) {
     return command.is(FlightSql.CommandGetTables.class)
