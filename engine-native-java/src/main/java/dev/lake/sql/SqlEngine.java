@@ -20,7 +20,8 @@ import org.apache.calcite.sql.SqlNode;
  * {@code max} (DISTINCT allowed on each), {@code HAVING}, {@code ORDER BY} (ASC/DESC, NULLS
  * FIRST/LAST; by default NULL sorts as the largest value, so last ascending and first descending,
  * as in PostgreSQL), {@code LIMIT}/{@code OFFSET}, and {@code SELECT} without {@code FROM}.
- * Tables are {@code [lake.]schema.table}, or a bare table name when exactly one schema has it;
+ * Tables are {@code [lake.]schema.table}, or a bare table name: in the default schema when one is
+ * given ({@link #prepare(String, Map, String)}), else when exactly one schema has it;
  * {@code FOR VERSION AS OF n} after a table reads version {@code n}.
  *
  * <p>Semantics: SQL three-valued logic; aggregates ignore NULLs, and over no rows
@@ -181,12 +182,30 @@ public final class SqlEngine {
     }
     Map<TableName, Version> read = new LinkedHashMap<>();
     planned.tables().values().forEach(t -> read.put(t.name, t.version));
-    return new RelPreparedQuery(plan, new Schema(fields), read, execution);
+    return new RelPreparedQuery(plan, new Schema(fields), read, execution, ColumnOrigin.of(rel));
   }
 
   /** An allocator for the rows an update holds before it commits: the per-query budget. */
   BufferAllocator updateAllocator(BufferAllocator parent, String name) {
     return parent.newChildAllocator(name, 0, execution.budget());
+  }
+
+  /**
+   * As {@link #prepare(String, Map)}, looking a bare table name up in {@code defaultSchema} first
+   * (a client session's default schema): {@code episodes} is {@code defaultSchema.episodes} when
+   * that table exists, and otherwise resolves as without a default (the one schema that has it).
+   * Qualified names are unaffected. A null {@code defaultSchema} is no default.
+   *
+   * @throws SqlException as {@link #prepare(String, Map)}
+   */
+  public PreparedQuery prepare(String sql, Map<TableName, Version> pins, String defaultSchema) {
+    if (defaultSchema == null) {
+      return prepare(sql, pins);
+    }
+    Objects.requireNonNull(sql, "sql");
+    Objects.requireNonNull(pins, "pins");
+    return plans.plan(sql, pins, defaultSchema, catalog,
+        c -> plan(sql, pins, new DefaultSchemaCatalog(c, defaultSchema)));
   }
 
   /** Statements answered by a kept plan and planned afresh: {@code [hits, misses]}. */

@@ -23,6 +23,7 @@ import io.vertx.grpc.server.GrpcServerResponse;
 import io.vertx.grpc.server.StatusException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -47,6 +48,7 @@ final class FlightSqlService {
 
   private final SqlEngine sqlEngine;
   private final MetadataCommands metadata;
+  private final SessionOptions sessions;
   private final Ingestor ingestor;
   private final ExecutorService workers;
   private final BufferAllocator allocator;
@@ -61,6 +63,7 @@ final class FlightSqlService {
       long maxBytesInFlight, Duration queryTimeout) {
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
+    this.sessions = new SessionOptions(metadata.catalog());
     this.ingestor = ingestor;
     this.workers = workers;
     this.allocator = allocator;
@@ -74,9 +77,15 @@ final class FlightSqlService {
         this::handshake);
     server.callHandler(FlightSqlService.<Flight.Empty, Flight.ActionType>method("ListActions", Flight.Empty.getDefaultInstance()), this::listActions);
     server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.FlightInfo>method("GetFlightInfo", Flight.FlightDescriptor.getDefaultInstance()),
-        request -> unary(request, this::flightInfo));
+        request -> {
+          List<String> cookies = cookies(request);
+          unary(request, d -> flightInfo(d, cookies));
+        });
     server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.SchemaResult>method("GetSchema", Flight.FlightDescriptor.getDefaultInstance()),
-        request -> unary(request, this::schemaResult));
+        request -> {
+          List<String> cookies = cookies(request);
+          unary(request, d -> schemaResult(d, cookies));
+        });
     server.callHandler(FlightSqlService.<Flight.Ticket, Flight.FlightData>method("DoGet", Flight.Ticket.getDefaultInstance()), this::doGet);
     server.callHandler(ServiceMethod.server(SERVICE, "DoPut", GrpcMessageEncoder.<Flight.PutResult>encoder(),
         FlightIpc.putDecoder()), this::doPut);
@@ -115,16 +124,24 @@ final class FlightSqlService {
       }
       response.write(Flight.ActionType.newBuilder().setType(CREATE_PREPARED_STATEMENT)
           .setDescription("Plans a query and returns a handle and the result schema").build());
-      response.end(Flight.ActionType.newBuilder().setType(CLOSE_PREPARED_STATEMENT)
+      response.write(Flight.ActionType.newBuilder().setType(CLOSE_PREPARED_STATEMENT)
           .setDescription("Releases a prepared statement handle (no-op: handles are stateless)")
           .build());
+      response.write(Flight.ActionType.newBuilder().setType(SessionOptions.SET)
+          .setDescription("Sets session options (catalog, schema), carried in the session cookie")
+          .build());
+      response.write(Flight.ActionType.newBuilder().setType(SessionOptions.GET)
+          .setDescription("Lists the session options of the session cookie").build());
+      response.end(Flight.ActionType.newBuilder().setType(SessionOptions.CLOSE)
+          .setDescription("Ends the session: expires the session cookie").build());
     });
   }
 
   // ---- GetFlightInfo, GetSchema ----------------------------------------------------------
 
-  private Flight.FlightInfo flightInfo(Flight.FlightDescriptor descriptor)
-      throws InvalidProtocolBufferException {
+  private Flight.FlightInfo flightInfo(Flight.FlightDescriptor descriptor,
+      List<String> cookies) throws InvalidProtocolBufferException {
+    String defaultSchema = SessionOptions.session(cookies).defaultSchema();
     Any command = command(descriptor);
     Schema schema;
     byte[] ticket;
@@ -134,17 +151,17 @@ final class FlightSqlService {
       if (query.hasTransactionId()) {
         throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
       }
-      PreparedQuery planned = sqlEngine.prepare(query.getQuery());
-      schema = planned.schema();
-      ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins());
+      PreparedQuery planned = sqlEngine.prepare(query.getQuery(), Map.of(), defaultSchema);
+      schema = ColumnMetadata.of(planned);
+      ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins(), defaultSchema);
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
       String sql = TicketCodec.decodeHandle(command
           .unpack(FlightSql.CommandPreparedStatementQuery.class)
           .getPreparedStatementHandle().toByteArray());
       // Planned again here so the ticket pins the versions current at execution, not at prepare.
-      PreparedQuery planned = sqlEngine.prepare(sql);
-      schema = planned.schema();
-      ticket = TicketCodec.encodeQuery(sql, planned.pins());
+      PreparedQuery planned = sqlEngine.prepare(sql, Map.of(), defaultSchema);
+      schema = ColumnMetadata.of(planned);
+      ticket = TicketCodec.encodeQuery(sql, planned.pins(), defaultSchema);
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
       ticket = TicketCodec.encodeCommand(command);
@@ -161,17 +178,19 @@ final class FlightSqlService {
         .build();
   }
 
-  private Flight.SchemaResult schemaResult(Flight.FlightDescriptor descriptor)
-      throws InvalidProtocolBufferException {
+  private Flight.SchemaResult schemaResult(Flight.FlightDescriptor descriptor,
+      List<String> cookies) throws InvalidProtocolBufferException {
+    String defaultSchema = SessionOptions.session(cookies).defaultSchema();
     Any command = command(descriptor);
     Schema schema;
     if (command.is(FlightSql.CommandStatementQuery.class)) {
-      schema = sqlEngine.prepare(
-          command.unpack(FlightSql.CommandStatementQuery.class).getQuery()).schema();
+      schema = ColumnMetadata.of(sqlEngine.prepare(
+          command.unpack(FlightSql.CommandStatementQuery.class).getQuery(), Map.of(),
+          defaultSchema));
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
-      schema = sqlEngine.prepare(TicketCodec.decodeHandle(command
+      schema = ColumnMetadata.of(sqlEngine.prepare(TicketCodec.decodeHandle(command
           .unpack(FlightSql.CommandPreparedStatementQuery.class)
-          .getPreparedStatementHandle().toByteArray())).schema();
+          .getPreparedStatementHandle().toByteArray()), Map.of(), defaultSchema));
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
     } else {
@@ -202,7 +221,7 @@ final class FlightSqlService {
           : QueryControl.create();
       Callable<ResultStream.Source> opener = switch (ticket) {
         case TicketCodec.QueryTicket query -> () -> {
-          PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins());
+          PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins(), query.defaultSchema());
           return new QueryResultSource(planned, allocator.newChildAllocator(
               "doget-" + id, 0, Long.MAX_VALUE), control);
         };
@@ -313,7 +332,19 @@ final class FlightSqlService {
         return;
       }
       Flight.Action action = ar.result();
-      offload(context, request.response(), () -> runAction(action), results -> {
+      List<String> cookies = cookies(request);
+      if (SessionOptions.handles(action.getType())) {
+        offload(context, request.response(), () -> sessions.run(action, cookies), reply -> {
+          GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
+          if (reply.setCookie() != null) {
+            response.headers().add("set-cookie", reply.setCookie());
+          }
+          reply.results().forEach(response::write);
+          response.end();
+        });
+        return;
+      }
+      offload(context, request.response(), () -> runAction(action, cookies), results -> {
         GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
         results.forEach(response::write);
         response.end();
@@ -321,7 +352,7 @@ final class FlightSqlService {
     });
   }
 
-  private List<Flight.Result> runAction(Flight.Action action)
+  private List<Flight.Result> runAction(Flight.Action action, List<String> cookies)
       throws InvalidProtocolBufferException {
     switch (action.getType()) {
       case CREATE_PREPARED_STATEMENT -> {
@@ -330,13 +361,14 @@ final class FlightSqlService {
         if (create.hasTransactionId()) {
           throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
         }
-        PreparedQuery planned = sqlEngine.prepare(create.getQuery());
+        PreparedQuery planned = sqlEngine.prepare(create.getQuery(), Map.of(),
+            SessionOptions.session(cookies).defaultSchema());
         // dataset_schema must be non-empty: the JDBC driver takes an empty one for an update.
         FlightSql.ActionCreatePreparedStatementResult result =
             FlightSql.ActionCreatePreparedStatementResult.newBuilder()
                 .setPreparedStatementHandle(
                     ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
-                .setDatasetSchema(FlightIpc.schemaBytes(planned.schema()))
+                .setDatasetSchema(FlightIpc.schemaBytes(ColumnMetadata.of(planned)))
                 .setParameterSchema(ByteString.EMPTY)
                 .build();
         return List.of(Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build());
@@ -350,8 +382,14 @@ final class FlightSqlService {
       }
       default -> throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
           "action '" + action.getType() + "' is not supported; supported: "
-              + CREATE_PREPARED_STATEMENT + ", " + CLOSE_PREPARED_STATEMENT);
+              + CREATE_PREPARED_STATEMENT + ", " + CLOSE_PREPARED_STATEMENT + ", "
+              + SessionOptions.SET + ", " + SessionOptions.GET + ", " + SessionOptions.CLOSE);
     }
+  }
+
+  /** The request's cookie headers, read on the event loop. */
+  private static List<String> cookies(GrpcServerRequest<?, ?> request) {
+    return List.copyOf(request.headers().getAll("cookie"));
   }
 
   private static Any actionBody(Flight.Action action) {
