@@ -281,7 +281,7 @@ class LakeSqlTest {
     PipedInputStream keyboard = new PipedInputStream(typing, 1 << 16);
     typing.write(keys.getBytes(StandardCharsets.UTF_8));
     typing.flush();
-    try (typing; Terminal terminal = TerminalBuilder.builder().system(false).type("dumb")
+    try (typing; Terminal terminal = TerminalBuilder.builder().system(false).provider("exec").type("dumb")
         .streams(keyboard, screen)
         .encoding(StandardCharsets.UTF_8).size(new Size(160, 40)).build()) {
       SqlCommand command = new SqlCommand();

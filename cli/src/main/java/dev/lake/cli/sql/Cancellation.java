@@ -21,10 +21,13 @@ final class Cancellation {
     requested = false;
   }
 
-  /** The running statement's results now stream through {@code results}. */
+  /** Called by the running thread: its results now stream through {@code results}. */
   synchronized void streaming(FlightStream results) {
     stream = results;
     if (requested) {
+      // a cancel that came before the stream existed interrupted this thread; the stream's
+      // own cancel ends it cleanly instead
+      Thread.interrupted();
       results.cancel("cancelled by the user", null);
     }
   }

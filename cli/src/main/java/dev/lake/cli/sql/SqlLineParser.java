@@ -2,6 +2,7 @@ package dev.lake.cli.sql;
 
 import java.util.List;
 import java.util.Locale;
+import org.jline.reader.CompletingParsedLine;
 import org.jline.reader.EOFError;
 import org.jline.reader.ParsedLine;
 import org.jline.reader.Parser;
@@ -44,7 +45,22 @@ final class SqlLineParser implements Parser {
   }
 
   /** The whole input as one word: lake sql completes nothing. */
-  private record Whole(String line, int cursor) implements ParsedLine {
+  private record Whole(String line, int cursor) implements CompletingParsedLine {
+    @Override
+    public CharSequence escape(CharSequence candidate, boolean complete) {
+      return candidate;
+    }
+
+    @Override
+    public int rawWordCursor() {
+      return cursor;
+    }
+
+    @Override
+    public int rawWordLength() {
+      return line.length();
+    }
+
     @Override
     public String word() {
       return line;

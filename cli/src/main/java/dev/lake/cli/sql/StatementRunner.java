@@ -58,6 +58,15 @@ final class StatementRunner {
     } catch (FlightRuntimeException e) {
       out.flush();
       return report(e);
+    } catch (RuntimeException e) {
+      // Arrow wraps an interrupted wait (Ctrl-C at an unlucky moment) or a malformed reply in a
+      // plain RuntimeException; neither is worth a stack trace
+      out.flush();
+      err.println(cancellation.requested()
+          ? "ERROR: CANCELLED: the statement was cancelled (Ctrl-C)"
+          : "ERROR: UNKNOWN: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+      err.flush();
+      return Result.FAILED;
     } finally {
       cancellation.end();
     }
