@@ -32,7 +32,6 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
-import org.apache.calcite.sql.validate.SqlValidatorUtil;
 import org.apache.calcite.sql2rel.RelDecorrelator;
 import org.apache.calcite.sql2rel.RelFieldTrimmer;
 import org.apache.calcite.sql2rel.SqlToRelConverter;
@@ -52,6 +51,13 @@ final class RelPlanner {
 
   private final SqlCatalog catalog;
   private final Map<TableName, Version> pins;
+
+  private Map<Integer, org.apache.calcite.rel.type.RelDataType> parameterTypes = Map.of();
+
+  /** The validated type of each {@code ?} of the statement {@link #plan} planned, by 0-based index. */
+  Map<Integer, org.apache.calcite.rel.type.RelDataType> parameterTypes() {
+    return parameterTypes;
+  }
 
   RelPlanner(SqlCatalog catalog, Map<TableName, Version> pins) {
     this.catalog = catalog;
@@ -75,7 +81,7 @@ final class RelPlanner {
     props.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "true");
     CalciteCatalogReader reader = new CalciteCatalogReader(root, List.of(), typeFactory,
         new CalciteConnectionConfigImpl(props));
-    SqlValidator validator = SqlValidatorUtil.newValidator(SqlStdOperatorTable.instance(), reader,
+    SqlValidator validator = new ParameterTypingValidator(SqlStdOperatorTable.instance(), reader,
         typeFactory, SqlValidator.Config.DEFAULT
             .withIdentifierExpansion(true)
             .withConformance(SqlConformanceEnum.LENIENT));
@@ -91,6 +97,7 @@ final class RelPlanner {
       }
       throw new SqlException(SqlException.Kind.INVALID, String.valueOf(e.getMessage()), 0, 0, e);
     }
+    parameterTypes = Parameters.types(validator, validated);
     HepPlanner hep = new HepPlanner(HepProgram.builder().build());
     RexBuilder rexBuilder = new RexBuilder(typeFactory);
     RelOptCluster cluster = RelOptCluster.create(hep, rexBuilder);
