@@ -54,6 +54,7 @@ final class FlightSqlService {
   private final long maxBytesInFlight;
   private final Duration queryTimeout;
   private final AtomicLong callIds = new AtomicLong();
+  private final PreparedStatements preparedStatements;
 
   /** @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
@@ -67,6 +68,7 @@ final class FlightSqlService {
     this.maxIngestBytes = maxIngestBytes;
     this.maxBytesInFlight = maxBytesInFlight;
     this.queryTimeout = queryTimeout;
+    this.preparedStatements = new PreparedStatements(sqlEngine, workers, allocator);
   }
 
   void register(GrpcServer server) {
@@ -134,16 +136,14 @@ final class FlightSqlService {
         throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
       }
       PreparedQuery planned = sqlEngine.prepare(query.getQuery());
+      PreparedStatements.requireNoParameters(planned);
       schema = planned.schema();
       ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins());
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
-      String sql = TicketCodec.decodeHandle(command
-          .unpack(FlightSql.CommandPreparedStatementQuery.class)
-          .getPreparedStatementHandle().toByteArray());
-      // Planned again here so the ticket pins the versions current at execution, not at prepare.
-      PreparedQuery planned = sqlEngine.prepare(sql);
+      PreparedStatements.Planned planned = preparedStatements.flightInfo(
+          command.unpack(FlightSql.CommandPreparedStatementQuery.class));
       schema = planned.schema();
-      ticket = TicketCodec.encodeQuery(sql, planned.pins());
+      ticket = planned.ticket();
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
       ticket = TicketCodec.encodeCommand(command);
@@ -200,6 +200,8 @@ final class FlightSqlService {
           ? QueryControl.create().withTimeout(Duration.ofMillis(deadlineMillis))
           : QueryControl.create();
       Callable<ResultStream.Source> opener = switch (ticket) {
+        case TicketCodec.QueryTicket query when !query.parameters().isEmpty() ->
+            () -> preparedStatements.open(query, control);
         case TicketCodec.QueryTicket query -> () -> {
           PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins());
           return new QueryResultSource(planned, allocator.newChildAllocator(
@@ -239,7 +241,7 @@ final class FlightSqlService {
 
   private void doPut(GrpcServerRequest<Flight.FlightData, Flight.PutResult> request) {
     Context context = Vertx.currentContext();
-    IngestCall[] call = new IngestCall[1];
+    PutCall[] call = new PutCall[1];
     boolean[] refused = new boolean[1];
     request.handler(data -> {
       if (refused[0]) {
@@ -276,13 +278,22 @@ final class FlightSqlService {
     });
   }
 
-  private IngestCall startPut(Context context,
+  private PutCall startPut(Context context,
       GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, Flight.FlightData first) {
     if (!first.hasFlightDescriptor()) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "the first DoPut message must carry the flight descriptor");
     }
     Any command = command(first.getFlightDescriptor());
+    if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
+      try {
+        return preparedStatements.bind(context, request,
+            command.unpack(FlightSql.CommandPreparedStatementQuery.class));
+      } catch (InvalidProtocolBufferException e) {
+        throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+            "the CommandPreparedStatementQuery cannot be parsed");
+      }
+    }
     if (!command.is(FlightSql.CommandStatementIngest.class)) {
       throw unsupported(command);
     }
@@ -326,15 +337,8 @@ final class FlightSqlService {
         if (create.hasTransactionId()) {
           throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
         }
-        PreparedQuery planned = sqlEngine.prepare(create.getQuery());
-        // dataset_schema must be non-empty: the JDBC driver takes an empty one for an update.
         FlightSql.ActionCreatePreparedStatementResult result =
-            FlightSql.ActionCreatePreparedStatementResult.newBuilder()
-                .setPreparedStatementHandle(
-                    ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
-                .setDatasetSchema(FlightIpc.schemaBytes(planned.schema()))
-                .setParameterSchema(ByteString.EMPTY)
-                .build();
+            preparedStatements.create(create.getQuery());
         return List.of(Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build());
       }
       case CLOSE_PREPARED_STATEMENT -> {
