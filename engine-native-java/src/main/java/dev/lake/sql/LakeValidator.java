@@ -7,25 +7,43 @@ import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.runtime.CalciteException;
 import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.validate.SqlNameMatchers;
 import org.apache.calcite.sql.validate.SqlValidatorCatalogReader;
 import org.apache.calcite.sql.validate.SqlValidatorImpl;
+import org.apache.calcite.sql.validate.SqlValidatorScope;
 
 /**
  * Calcite's validator over lake's operator table ({@link FunctionOperators}), refusing a call of a
  * function that does not exist with the names closest to it.
+ *
+ * <p>A {@code ?} whose type nothing around it tells (a bare {@code SELECT ?}) is VARCHAR instead
+ * of the error "Illegal use of dynamic parameter": PostgreSQL's rule that an unknown-typed
+ * parameter is text. Everywhere else a parameter takes the type Calcite infers from its context
+ * ({@code id = ?} the type of {@code id}, {@code CAST(? AS DATE)} DATE).
  */
 final class LakeValidator extends SqlValidatorImpl {
 
   LakeValidator(SqlOperatorTable opTab, SqlValidatorCatalogReader catalogReader,
       RelDataTypeFactory typeFactory, Config config) {
     super(opTab, catalogReader, typeFactory, config);
+  }
+
+  @Override
+  protected void inferUnknownTypes(RelDataType inferredType, SqlValidatorScope scope, SqlNode node) {
+    if (node instanceof SqlDynamicParam && inferredType.equals(unknownType)) {
+      inferredType = typeFactory.createTypeWithNullability(
+          typeFactory.createSqlType(SqlTypeName.VARCHAR), true);
+    }
+    super.inferUnknownTypes(inferredType, scope, node);
   }
 
   @Override

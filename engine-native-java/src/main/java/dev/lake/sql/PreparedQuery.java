@@ -25,6 +25,16 @@ public interface PreparedQuery {
     return java.util.Collections.nCopies(schema().getFields().size(), java.util.Optional.empty());
   }
 
+  /**
+   * The statement's parameters, one nullable field per {@code ?} in the order of the text, typed
+   * by the validator ({@code id = ?} takes the type of {@code id}; a {@code ?} whose context
+   * gives no type is VARCHAR); empty for a statement without parameters. A statement with
+   * parameters runs only once values are bound ({@link SqlEngine#prepare(String, Map, java.util.List)}).
+   */
+  default Schema parameterSchema() {
+    return new Schema(java.util.List.of());
+  }
+
   /** The version of each table the plan reads; pass back to {@link SqlEngine#prepare(String, Map)} to replay. */
   Map<TableName, Version> pins();
 

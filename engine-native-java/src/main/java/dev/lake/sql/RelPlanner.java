@@ -34,7 +34,6 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
-import org.apache.calcite.sql.validate.SqlValidatorUtil;
 import org.apache.calcite.sql2rel.RelDecorrelator;
 import org.apache.calcite.sql2rel.RelFieldTrimmer;
 import org.apache.calcite.sql2rel.SqlToRelConverter;
@@ -54,6 +53,13 @@ final class RelPlanner {
 
   private final SqlCatalog catalog;
   private final Map<TableName, Version> pins;
+
+  private Map<Integer, org.apache.calcite.rel.type.RelDataType> parameterTypes = Map.of();
+
+  /** The validated type of each {@code ?} of the statement {@link #plan} planned, by 0-based index. */
+  Map<Integer, org.apache.calcite.rel.type.RelDataType> parameterTypes() {
+    return parameterTypes;
+  }
 
   RelPlanner(SqlCatalog catalog, Map<TableName, Version> pins) {
     this.catalog = catalog;
@@ -158,6 +164,7 @@ final class RelPlanner {
       }
       throw new SqlException(SqlException.Kind.INVALID, String.valueOf(e.getMessage()), 0, 0, e);
     }
+    parameterTypes = Parameters.types(validator, validated);
     return new Validation(tables, reader, validator, validated);
   }
 

@@ -126,11 +126,18 @@ final class RelTranslator {
   private final RexBuilder rexBuilder;
   private final int threads;
   private final Cardinality cardinality;
+  private final List<Expr.Literal> parameters;
 
   RelTranslator(RexBuilder rexBuilder, RelMetadataQuery mq, int threads) {
+    this(rexBuilder, mq, threads, List.of());
+  }
+
+  /** @param parameters the value bound to each {@code ?} of the plan, by index */
+  RelTranslator(RexBuilder rexBuilder, RelMetadataQuery mq, int threads, List<Expr.Literal> parameters) {
     this.rexBuilder = rexBuilder;
     this.threads = threads;
     this.cardinality = new Cardinality(mq);
+    this.parameters = parameters;
   }
 
   Node translate(RelNode rel) {
@@ -158,7 +165,7 @@ final class RelTranslator {
   }
 
   private RexToExpr rex(Node input) {
-    return new RexToExpr(rexBuilder, input.types(), input.names());
+    return new RexToExpr(rexBuilder, input.types(), input.names(), parameters);
   }
 
   private static Field field(String name, SqlType type) {
@@ -194,7 +201,7 @@ final class RelTranslator {
     Expr predicate = null;
     Optional<Expression> pushed = Optional.empty();
     if (condition != null) {
-      predicate = new RexToExpr(rexBuilder, types, names).convert(condition);
+      predicate = new RexToExpr(rexBuilder, types, names, parameters).convert(condition);
       pushed = Pushdown.translate(predicate, names);
     }
     Optional<Expression> filter = pushed;
@@ -414,7 +421,7 @@ final class RelTranslator {
     for (AggregateCall call : aggregate.getAggCallList()) {
       SqlKind kind = call.getAggregation().getKind();
       if (kind == SqlKind.LITERAL_AGG) {
-        Expr literal = new RexToExpr(rexBuilder, List.of(), List.of()).convert(call.rexList.getFirst());
+        Expr literal = new RexToExpr(rexBuilder, List.of(), List.of(), parameters).convert(call.rexList.getFirst());
         slots.add(-1);
         literals.add(literal);
         sum0.add(false);
@@ -717,7 +724,7 @@ final class RelTranslator {
       }
     }
     Expr residualExpr = residual.isEmpty() ? null : new RexToExpr(rexBuilder, combinedTypes,
-        combinedFields.stream().map(Field::getName).toList())
+        combinedFields.stream().map(Field::getName).toList(), parameters)
         .convert(RexUtil.composeConjunction(rexBuilder, residual));
     Schema combined = new Schema(combinedFields);
     boolean[] safe = new boolean[nullSafe.size()];
@@ -817,8 +824,8 @@ final class RelTranslator {
 
   private Node sort(Sort sort) {
     Node in = gather(translate(sort.getInput()));
-    long offset = sort.offset == null ? 0 : constant(sort.offset);
-    long fetch = sort.fetch == null ? Long.MAX_VALUE : constant(sort.fetch);
+    long offset = sort.offset == null ? 0 : constant(sort.offset, "OFFSET", 0);
+    long fetch = sort.fetch == null ? Long.MAX_VALUE : constant(sort.fetch, "LIMIT", Long.MAX_VALUE);
     List<SortOperator.Key> keys = new ArrayList<>();
     for (RelFieldCollation c : sort.getCollation().getFieldCollations()) {
       boolean descending = c.getDirection().isDescending();
@@ -848,7 +855,20 @@ final class RelTranslator {
         + (offset == 0 ? "" : " offset " + offset), List.of(in));
   }
 
-  private static long constant(RexNode node) {
+  /** A LIMIT or OFFSET: a literal, or a bound parameter (NULL meaning {@code whenNull}, as in PostgreSQL). */
+  private long constant(RexNode node, String clause, long whenNull) {
+    if (node instanceof org.apache.calcite.rex.RexDynamicParam param) {
+      Object value = RexToExpr.parameter(parameters, param).value();
+      if (value == null) {
+        return whenNull;
+      }
+      long n = ((Number) value).longValue();
+      if (n < 0) {
+        throw new SqlException(SqlException.Kind.INVALID, "parameter " + (param.getIndex() + 1)
+            + " (" + clause + ") must not be negative, not " + n);
+      }
+      return n;
+    }
     if (node instanceof RexLiteral literal) {
       return literal.getValueAs(java.math.BigDecimal.class).longValueExact();
     }

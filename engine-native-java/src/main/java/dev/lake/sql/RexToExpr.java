@@ -44,11 +44,26 @@ final class RexToExpr {
   private final RexBuilder rexBuilder;
   private final List<SqlType> types;
   private final List<String> names;
+  private final List<Expr.Literal> parameters;
 
   RexToExpr(RexBuilder rexBuilder, List<SqlType> types, List<String> names) {
+    this(rexBuilder, types, names, List.of());
+  }
+
+  /** @param parameters the value bound to each {@code ?}, by index, each a literal of its type */
+  RexToExpr(RexBuilder rexBuilder, List<SqlType> types, List<String> names, List<Expr.Literal> parameters) {
     this.rexBuilder = rexBuilder;
     this.types = types;
     this.names = names;
+    this.parameters = parameters;
+  }
+
+  /** The value bound to a {@code ?}. */
+  static Expr.Literal parameter(List<Expr.Literal> parameters, org.apache.calcite.rex.RexDynamicParam param) {
+    if (param.getIndex() >= parameters.size()) {
+      throw new SqlException(SqlException.Kind.INVALID, "parameter " + (param.getIndex() + 1) + " has no value");
+    }
+    return parameters.get(param.getIndex());
   }
 
   Expr convert(RexNode rex) {
@@ -66,6 +81,7 @@ final class RexToExpr {
       }
       case RexFieldAccess access -> nested(access, Expr.Reach.VALUE);
       case RexLiteral literal -> literal(literal, RelTypes.toLake(literal.getType()));
+      case org.apache.calcite.rex.RexDynamicParam param -> parameter(parameters, param);
       case RexCall call -> fold(call(call));
       default -> throw unsupported(rex.toString());
     };
@@ -290,13 +306,23 @@ final class RexToExpr {
         yield result;
       }
       case LIKE -> {
-        if (!(ops.get(1) instanceof RexLiteral pattern)
-            || (ops.size() > 2 && !(ops.get(2) instanceof RexLiteral))) {
+        boolean constant = ops.subList(1, ops.size()).stream()
+            .allMatch(o -> o instanceof RexLiteral || o instanceof org.apache.calcite.rex.RexDynamicParam);
+        if (!constant) {
           throw unsupported("LIKE with a pattern that is not a constant");
         }
-        Character escape = ops.size() > 2 ? ((RexLiteral) ops.get(2)).getValueAs(String.class).charAt(0) : null;
+        String pattern = constantString(ops.get(1));
+        String escapeText = ops.size() > 2 ? constantString(ops.get(2)) : null;
+        if (pattern == null || ops.size() > 2 && escapeText == null) {
+          yield new Expr.Literal(null, BOOL);
+        }
+        if (escapeText != null && escapeText.length() != 1) {
+          throw new SqlException(SqlException.Kind.INVALID, "the ESCAPE of LIKE must be one character, not '"
+              + (escapeText.length() > 8 ? escapeText.substring(0, 8) + "..." : escapeText) + "'");
+        }
+        Character escape = escapeText == null ? null : escapeText.charAt(0);
         boolean negated = call.getOperator() instanceof SqlLikeOperator like && like.isNegated();
-        yield new Expr.Like(conv(ops.get(0)), pattern.getValueAs(String.class), escape, negated, BOOL);
+        yield new Expr.Like(conv(ops.get(0)), pattern, escape, negated, BOOL);
       }
       case EXTRACT -> {
         TimeUnitRange unit = ((RexLiteral) ops.get(0)).getValueAs(TimeUnitRange.class);
@@ -310,6 +336,12 @@ final class RexToExpr {
       }
       default -> function(call);
     };
+  }
+
+  /** The text of a literal or bound parameter, or null for NULL. */
+  private String constantString(RexNode node) {
+    return node instanceof RexLiteral literal ? literal.getValueAs(String.class)
+        : (String) parameter(parameters, (org.apache.calcite.rex.RexDynamicParam) node).value();
   }
 
   private Expr function(RexCall call) {

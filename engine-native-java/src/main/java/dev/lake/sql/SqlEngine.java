@@ -208,6 +208,59 @@ public final class SqlEngine {
         c -> plan(sql, pins, new DefaultSchemaCatalog(c, defaultSchema)));
   }
 
+  /**
+   * Plans {@code sql} as {@link #prepare(String, Map)} does and binds {@code parameters} to its
+   * {@code ?}, in order: the result executes with those values. The statement is validated and
+   * optimised once per text (and kept in the plan cache); each call with new values only turns
+   * the kept plan into a physical one with the values as constants. {@code FOR VERSION AS OF ?}
+   * picks the snapshot, so such a statement is planned again with its versions at every call.
+   * Values are Java objects of the parameter's type or one that converts without loss (see
+   * {@link PreparedQuery#parameterSchema}): {@code Boolean}, {@code Byte}/{@code Short}/{@code
+   * Integer}/{@code Long}/{@code BigInteger}, {@code Float}/{@code Double}, {@code BigDecimal},
+   * {@code String}, {@code LocalDate}, {@code Instant}/{@code LocalDateTime} (UTC) or null.
+   * Nothing is read or executed; nothing needs releasing when it fails.
+   *
+   * @throws SqlException as {@link #prepare(String, Map)}; INVALID when the number of values is
+   *     not the number of parameters, or a value does not convert to its parameter's type (the
+   *     message names the parameter's 1-based position and its type)
+   */
+  public PreparedQuery prepare(String sql, Map<TableName, Version> pins, List<?> parameters) {
+    return prepare(sql, pins, null, parameters);
+  }
+
+  /**
+   * As {@link #prepare(String, Map, List)}, bare table names looked up in {@code defaultSchema}
+   * (null: none) first, as {@link #prepare(String, Map, String)} does.
+   */
+  public PreparedQuery prepare(String sql, Map<TableName, Version> pins, String defaultSchema,
+      List<?> parameters) {
+    Objects.requireNonNull(parameters, "parameters");
+    PreparedQuery query = prepare(sql, pins, defaultSchema);
+    if (!(query instanceof ParameterizedQuery statement)) {
+      if (!parameters.isEmpty()) {
+        throw new SqlException(SqlException.Kind.INVALID, "the statement has no parameters, but "
+            + parameters.size() + (parameters.size() == 1 ? " value was" : " values were") + " bound");
+      }
+      return query;
+    }
+    if (!statement.bindsVersions()) {
+      return statement.bind(parameters);
+    }
+    // Refuse bad values before planning again with the versions bound.
+    Parameters.convert(statement.types(), parameters);
+    SqlNode tree = SqlParsing.parse(sql);
+    try {
+      java.util.Set<Integer> versions = Parameters.bindVersions(tree, parameters);
+      RelPlanner planner = new RelPlanner(
+          defaultSchema == null ? catalog : new DefaultSchemaCatalog(catalog, defaultSchema), pins);
+      RelPlanner.Planned planned = planner.plan(tree);
+      return new ParameterizedQuery(planned, planner.parameterTypes(), versions, threads, execution)
+          .bind(parameters);
+    } catch (SqlException e) {
+      throw SqlParsing.originalPosition(sql, e);
+    }
+  }
+
   /** Statements answered by a kept plan and planned afresh: {@code [hits, misses]}. */
   long[] planCacheCounts() {
     return new long[] {plans.hits(), plans.misses()};
@@ -251,9 +304,10 @@ public final class SqlEngine {
 
   private PreparedQuery prepare(String sql, SqlNode statement, Map<TableName, Version> pins,
       SqlCatalog catalog) {
-    if (isMultiRelation(statement) || FunctionSyntax.callsRegistry(statement)) {
-      // The binder would refuse it (it computes no registry function); the untouched parse goes
-      // straight to the relational planner.
+    if (isMultiRelation(statement) || FunctionSyntax.callsRegistry(statement)
+        || Parameters.present(statement)) {
+      // The binder would refuse it (it computes no registry function and has no parameters);
+      // the untouched parse goes straight to the relational planner.
       try {
         return planRelational(statement, pins, catalog);
       } catch (SqlException relational) {
@@ -314,6 +368,13 @@ public final class SqlEngine {
 
   private PreparedQuery planRelational(SqlNode statement, Map<TableName, Version> pins,
       SqlCatalog catalog) {
-    return translate(new RelPlanner(catalog, pins).plan(statement));
+    // FOR VERSION AS OF ? is typed at the table's pinned or current version.
+    java.util.Set<Integer> versions = Parameters.bindVersions(statement, null);
+    RelPlanner planner = new RelPlanner(catalog, pins);
+    RelPlanner.Planned planned = planner.plan(statement);
+    if (!versions.isEmpty() || !planner.parameterTypes().isEmpty()) {
+      return new ParameterizedQuery(planned, planner.parameterTypes(), versions, threads, execution);
+    }
+    return translate(planned);
   }
 }

@@ -56,6 +56,7 @@ final class FlightSqlService {
   private final long maxBytesInFlight;
   private final Duration queryTimeout;
   private final AtomicLong callIds = new AtomicLong();
+  private final PreparedStatements preparedStatements;
 
   /** @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
@@ -70,6 +71,7 @@ final class FlightSqlService {
     this.maxIngestBytes = maxIngestBytes;
     this.maxBytesInFlight = maxBytesInFlight;
     this.queryTimeout = queryTimeout;
+    this.preparedStatements = new PreparedStatements(sqlEngine, workers, allocator);
   }
 
   void register(GrpcServer server) {
@@ -152,16 +154,14 @@ final class FlightSqlService {
         throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
       }
       PreparedQuery planned = sqlEngine.prepare(query.getQuery(), Map.of(), defaultSchema);
+      PreparedStatements.requireNoParameters(planned);
       schema = ColumnMetadata.of(planned);
       ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins(), defaultSchema);
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
-      String sql = TicketCodec.decodeHandle(command
-          .unpack(FlightSql.CommandPreparedStatementQuery.class)
-          .getPreparedStatementHandle().toByteArray());
-      // Planned again here so the ticket pins the versions current at execution, not at prepare.
-      PreparedQuery planned = sqlEngine.prepare(sql, Map.of(), defaultSchema);
-      schema = ColumnMetadata.of(planned);
-      ticket = TicketCodec.encodeQuery(sql, planned.pins(), defaultSchema);
+      PreparedStatements.Planned planned = preparedStatements.flightInfo(
+          command.unpack(FlightSql.CommandPreparedStatementQuery.class), defaultSchema);
+      schema = planned.schema();
+      ticket = planned.ticket();
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
       ticket = TicketCodec.encodeCommand(command);
@@ -220,6 +220,8 @@ final class FlightSqlService {
           ? QueryControl.create().withTimeout(Duration.ofMillis(deadlineMillis))
           : QueryControl.create();
       Callable<ResultStream.Source> opener = switch (ticket) {
+        case TicketCodec.QueryTicket query when !query.parameters().isEmpty() ->
+            () -> preparedStatements.open(query, control);
         case TicketCodec.QueryTicket query -> () -> {
           PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins(), query.defaultSchema());
           return new QueryResultSource(planned, allocator.newChildAllocator(
@@ -259,7 +261,7 @@ final class FlightSqlService {
 
   private void doPut(GrpcServerRequest<Flight.FlightData, Flight.PutResult> request) {
     Context context = Vertx.currentContext();
-    IngestCall[] call = new IngestCall[1];
+    PutCall[] call = new PutCall[1];
     boolean[] refused = new boolean[1];
     request.handler(data -> {
       if (refused[0]) {
@@ -296,7 +298,7 @@ final class FlightSqlService {
     });
   }
 
-  private IngestCall startPut(Context context,
+  private PutCall startPut(Context context,
       GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, Flight.FlightData first) {
     if (first == FlightIpc.UNREADABLE) {
       throw FlightIpc.unreadable();
@@ -306,6 +308,16 @@ final class FlightSqlService {
           "the first DoPut message must carry the flight descriptor");
     }
     Any command = command(first.getFlightDescriptor());
+    if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
+      try {
+        return preparedStatements.bind(context, request,
+            command.unpack(FlightSql.CommandPreparedStatementQuery.class),
+            SessionOptions.session(cookies(request)).defaultSchema());
+      } catch (InvalidProtocolBufferException e) {
+        throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+            "the CommandPreparedStatementQuery cannot be parsed");
+      }
+    }
     if (!command.is(FlightSql.CommandStatementIngest.class)) {
       throw unsupported(command);
     }
@@ -361,16 +373,8 @@ final class FlightSqlService {
         if (create.hasTransactionId()) {
           throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
         }
-        PreparedQuery planned = sqlEngine.prepare(create.getQuery(), Map.of(),
-            SessionOptions.session(cookies).defaultSchema());
-        // dataset_schema must be non-empty: the JDBC driver takes an empty one for an update.
-        FlightSql.ActionCreatePreparedStatementResult result =
-            FlightSql.ActionCreatePreparedStatementResult.newBuilder()
-                .setPreparedStatementHandle(
-                    ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
-                .setDatasetSchema(FlightIpc.schemaBytes(ColumnMetadata.of(planned)))
-                .setParameterSchema(ByteString.EMPTY)
-                .build();
+        FlightSql.ActionCreatePreparedStatementResult result = preparedStatements.create(
+            create.getQuery(), SessionOptions.session(cookies).defaultSchema());
         return List.of(Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build());
       }
       case CLOSE_PREPARED_STATEMENT -> {

@@ -1,6 +1,7 @@
 package dev.lake.flight;
 
 import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.lake.engine.Version;
 import dev.lake.sql.TableName;
@@ -29,16 +30,25 @@ import java.util.Objects;
  * <pre>
  *   ticket: "LKT" format(1) kind(1) body
  *     kind 1 (query):   sqlLen(4) sql(UTF-8) pinCount(4) { schemaLen(2) schema tableLen(2) table version(8) }*
- *                       [ defaultSchemaLen(2) defaultSchema ]   (the session's, for bare names)
  *     kind 2 (command): anyLen(4) Any-packed Flight SQL command
+ *     kind 3 (query with bound parameters): as kind 1, then valuesLen(4) values
+ *     kinds 1 and 3 end with an optional [ defaultSchemaLen(2) defaultSchema ] (the session's,
+ *     for bare table names)
  *   handle: "LKP" format(1) sql(UTF-8, the rest)
+ *   handle with bound parameters: "LKB" format(1) sqlLen(4) sql(UTF-8) values(the rest)
  * </pre>
+ *
+ * <p>{@code values} are the rows of parameter values a client bound with {@code DoPut}, in
+ * {@link ParameterValues}' encoding; the handle {@code DoPut} returns carries them, so the
+ * {@code GetFlightInfo} and {@code DoGet} that follow need nothing kept on a server.
  */
 final class TicketCodec {
 
   static final byte FORMAT = 1;
   private static final byte[] TICKET_MAGIC = {'L', 'K', 'T'};
   private static final byte[] HANDLE_MAGIC = {'L', 'K', 'P'};
+  private static final byte[] BOUND_HANDLE_MAGIC = {'L', 'K', 'B'};
+  private static final byte KIND_BOUND_QUERY = 3;
   private static final byte KIND_QUERY = 1;
   private static final byte KIND_COMMAND = 2;
   // A ticket far larger than any SQL a client could send is corrupt or hostile; refuse before allocating.
@@ -51,18 +61,36 @@ final class TicketCodec {
   sealed interface Ticket permits QueryTicket, CommandTicket {}
 
   /**
-   * Run {@code sql} reading every table at its pinned version, bare table names looked up in
-   * {@code defaultSchema} (null: none) first.
+   * Run {@code sql} reading every table at its pinned version, once per row of the bound
+   * {@code parameters} ({@link ParameterValues}' encoding; empty for a statement without any),
+   * bare table names looked up in {@code defaultSchema} (null: none) first.
    */
-  record QueryTicket(String sql, Map<TableName, Version> pins, String defaultSchema)
-      implements Ticket {
+  record QueryTicket(String sql, Map<TableName, Version> pins, ByteString parameters,
+      String defaultSchema) implements Ticket {
     QueryTicket {
       Objects.requireNonNull(sql, "sql");
+      Objects.requireNonNull(parameters, "parameters");
       pins = Map.copyOf(pins);
     }
 
     QueryTicket(String sql, Map<TableName, Version> pins) {
-      this(sql, pins, null);
+      this(sql, pins, ByteString.EMPTY, null);
+    }
+
+    QueryTicket(String sql, Map<TableName, Version> pins, ByteString parameters) {
+      this(sql, pins, parameters, null);
+    }
+
+    QueryTicket(String sql, Map<TableName, Version> pins, String defaultSchema) {
+      this(sql, pins, ByteString.EMPTY, defaultSchema);
+    }
+  }
+
+  /** A prepared statement: its SQL and the parameter rows bound to it (empty before DoPut). */
+  record Handle(String sql, ByteString parameters) {
+    Handle {
+      Objects.requireNonNull(sql, "sql");
+      Objects.requireNonNull(parameters, "parameters");
     }
   }
 
@@ -83,16 +111,30 @@ final class TicketCodec {
   }
 
   static byte[] encodeQuery(String sql, Map<TableName, Version> pins) {
-    return encodeQuery(sql, pins, null);
+    return encodeQuery(sql, pins, ByteString.EMPTY, null);
+  }
+
+  /** A query ticket that runs {@code sql} once per row of the bound {@code parameters}. */
+  static byte[] encodeQuery(String sql, Map<TableName, Version> pins, ByteString parameters) {
+    return encodeQuery(sql, pins, parameters, null);
   }
 
   /** A query ticket whose bare table names resolve in {@code defaultSchema} (null: none) first. */
   static byte[] encodeQuery(String sql, Map<TableName, Version> pins, String defaultSchema) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + sql.length());
+    return encodeQuery(sql, pins, ByteString.EMPTY, defaultSchema);
+  }
+
+  /**
+   * A query ticket that runs {@code sql} once per row of the bound {@code parameters} (empty:
+   * once), bare table names looked up in {@code defaultSchema} (null: none) first.
+   */
+  static byte[] encodeQuery(String sql, Map<TableName, Version> pins, ByteString parameters,
+      String defaultSchema) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + sql.length() + parameters.size());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.write(TICKET_MAGIC);
       out.writeByte(FORMAT);
-      out.writeByte(KIND_QUERY);
+      out.writeByte(parameters.isEmpty() ? KIND_QUERY : KIND_BOUND_QUERY);
       byte[] text = sql.getBytes(StandardCharsets.UTF_8);
       out.writeInt(text.length);
       out.write(text);
@@ -101,6 +143,10 @@ final class TicketCodec {
         writeShortText(out, pin.getKey().schema());
         writeShortText(out, pin.getKey().table());
         out.writeLong(pin.getValue().number());
+      }
+      if (!parameters.isEmpty()) {
+        out.writeInt(parameters.size());
+        parameters.writeTo(out);
       }
       if (defaultSchema != null) {
         writeShortText(out, defaultSchema);
@@ -130,7 +176,11 @@ final class TicketCodec {
       expectMagic(in, TICKET_MAGIC, "ticket");
       byte kind = in.get();
       Ticket decoded = switch (kind) {
-        case KIND_QUERY -> decodeQuery(in);
+        case KIND_QUERY -> withDefaultSchema(decodeQuery(in), ByteString.EMPTY, in);
+        case KIND_BOUND_QUERY -> {
+          QueryTicket query = decodeQuery(in);
+          yield withDefaultSchema(query, ByteString.copyFrom(bytes(in, in.getInt())), in);
+        }
         case KIND_COMMAND -> new CommandTicket(Any.parseFrom(bytes(in, in.getInt())));
         default -> throw new InvalidTicketException("ticket");
       };
@@ -150,16 +200,43 @@ final class TicketCodec {
         .put(HANDLE_MAGIC).put(FORMAT).put(text).array();
   }
 
+  /** A handle carrying the parameter rows bound to {@code sql}. */
+  static byte[] encodeHandle(String sql, ByteString parameters) {
+    if (parameters.isEmpty()) {
+      return encodeHandle(sql);
+    }
+    byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+    ByteBuffer out = ByteBuffer.allocate(BOUND_HANDLE_MAGIC.length + 1 + 4 + text.length + parameters.size())
+        .put(BOUND_HANDLE_MAGIC).put(FORMAT).putInt(text.length).put(text);
+    parameters.copyTo(out);
+    return out.array();
+  }
+
   /**
    * Decodes a prepared-statement handle to its SQL.
    *
    * @throws InvalidTicketException if the bytes are not a handle this codec wrote
    */
   static String decodeHandle(byte[] handle) {
+    return decodePreparedHandle(handle).sql();
+  }
+
+  /**
+   * Decodes a prepared-statement handle to its SQL and bound parameter rows.
+   *
+   * @throws InvalidTicketException if the bytes are not a handle this codec wrote
+   */
+  static Handle decodePreparedHandle(byte[] handle) {
     try {
       ByteBuffer in = ByteBuffer.wrap(handle);
+      if (handle.length >= BOUND_HANDLE_MAGIC.length
+          && Arrays.equals(Arrays.copyOf(handle, BOUND_HANDLE_MAGIC.length), BOUND_HANDLE_MAGIC)) {
+        expectMagic(in, BOUND_HANDLE_MAGIC, "prepared statement handle");
+        String sql = utf8(bytes(in, in.getInt()));
+        return new Handle(sql, ByteString.copyFrom(bytes(in, in.remaining())));
+      }
       expectMagic(in, HANDLE_MAGIC, "prepared statement handle");
-      return utf8(bytes(in, in.remaining()));
+      return new Handle(utf8(bytes(in, in.remaining())), ByteString.EMPTY);
     } catch (BufferUnderflowException | CharacterCodingException e) {
       throw new InvalidTicketException("prepared statement handle");
     }
@@ -177,6 +254,11 @@ final class TicketCodec {
       String table = utf8(bytes(in, Short.toUnsignedInt(in.getShort())));
       pins.put(new TableName(schema, table), Version.of(in.getLong()));
     }
+    return new QueryTicket(sql, pins);
+  }
+
+  private static QueryTicket withDefaultSchema(QueryTicket query, ByteString parameters,
+      ByteBuffer in) throws CharacterCodingException {
     String defaultSchema = null;
     if (in.hasRemaining()) {
       defaultSchema = utf8(bytes(in, Short.toUnsignedInt(in.getShort())));
@@ -184,7 +266,7 @@ final class TicketCodec {
         throw new InvalidTicketException("ticket");
       }
     }
-    return new QueryTicket(sql, pins, defaultSchema);
+    return new QueryTicket(query.sql(), query.pins(), parameters, defaultSchema);
   }
 
   private static void expectMagic(ByteBuffer in, byte[] magic, String what) {
