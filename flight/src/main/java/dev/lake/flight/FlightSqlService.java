@@ -48,6 +48,7 @@ final class FlightSqlService {
   private final SqlEngine sqlEngine;
   private final MetadataCommands metadata;
   private final Ingestor ingestor;
+  private final UpdateCommands updates;
   private final ExecutorService workers;
   private final BufferAllocator allocator;
   private final long maxIngestBytes;
@@ -62,6 +63,7 @@ final class FlightSqlService {
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
     this.ingestor = ingestor;
+    this.updates = new UpdateCommands(sqlEngine, workers, maxIngestBytes);
     this.workers = workers;
     this.allocator = allocator;
     this.maxIngestBytes = maxIngestBytes;
@@ -239,7 +241,7 @@ final class FlightSqlService {
 
   private void doPut(GrpcServerRequest<Flight.FlightData, Flight.PutResult> request) {
     Context context = Vertx.currentContext();
-    IngestCall[] call = new IngestCall[1];
+    PutCall[] call = new PutCall[1];
     boolean[] refused = new boolean[1];
     request.handler(data -> {
       if (refused[0]) {
@@ -276,13 +278,17 @@ final class FlightSqlService {
     });
   }
 
-  private IngestCall startPut(Context context,
+  private PutCall startPut(Context context,
       GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, Flight.FlightData first) {
     if (!first.hasFlightDescriptor()) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "the first DoPut message must carry the flight descriptor");
     }
     Any command = command(first.getFlightDescriptor());
+    if (UpdateCommands.handlesPut(command)) {
+      return updates.startPut(context, request, command,
+          allocator.newChildAllocator("update-" + callIds.incrementAndGet(), 0, Long.MAX_VALUE));
+    }
     if (!command.is(FlightSql.CommandStatementIngest.class)) {
       throw unsupported(command);
     }
@@ -325,6 +331,9 @@ final class FlightSqlService {
             .unpack(FlightSql.ActionCreatePreparedStatementRequest.class);
         if (create.hasTransactionId()) {
           throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
+        }
+        if (updates.isUpdate(create.getQuery())) {
+          return List.of(updates.prepare(create));
         }
         PreparedQuery planned = sqlEngine.prepare(create.getQuery());
         // dataset_schema must be non-empty: the JDBC driver takes an empty one for an update.

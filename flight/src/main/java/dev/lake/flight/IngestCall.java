@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * ({@code RESOURCE_EXHAUSTED} beyond {@code maxBytes}), and the request is paused while too many
  * messages wait to be decoded so a fast client cannot outrun the workers.
  */
-final class IngestCall {
+final class IngestCall implements PutCall {
 
   private static final Logger LOG = LoggerFactory.getLogger(IngestCall.class);
   private static final int MAX_PENDING = 16;
@@ -87,7 +87,8 @@ final class IngestCall {
   }
 
   /** Accepts one received message (the first one included). Event loop only. */
-  void onMessage(Flight.FlightData data) {
+  @Override
+  public void onMessage(Flight.FlightData data) {
     if (done) {
       return;
     }
@@ -116,7 +117,8 @@ final class IngestCall {
   }
 
   /** The client finished sending: write the payload and answer. Event loop only. */
-  void onEnd() {
+  @Override
+  public void onEnd() {
     if (done) {
       return;
     }
@@ -137,7 +139,8 @@ final class IngestCall {
   }
 
   /** The client went away: drop everything. Event loop only. */
-  void cancel() {
+  @Override
+  public void cancel() {
     if (!done) {
       done = true;
       abandoned = true;
