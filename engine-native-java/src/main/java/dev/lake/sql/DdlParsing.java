@@ -136,7 +136,7 @@ final class DdlParsing {
 
   /** Whether the statement changes something (DDL or DML) rather than reads. */
   static boolean isUpdate(String sql) {
-    int first = tokens(sql).getFirst().kind();
+    int first = firstKind(sql);
     return first == CREATE || first == DROP || first == SqlBabelParserImplConstants.INSERT
         || first == SqlBabelParserImplConstants.DELETE || first == SqlBabelParserImplConstants.UPDATE
         || first == SqlBabelParserImplConstants.MERGE || first == SqlBabelParserImplConstants.UPSERT
@@ -373,6 +373,18 @@ final class DdlParsing {
       int start = offset(lineStarts, t.beginLine, t.beginColumn);
       int end = offset(lineStarts, t.endLine, t.endColumn) + 1;
       tokens.add(new Tok(t.kind, t.image, start, end, t.beginLine, t.beginColumn));
+    }
+  }
+
+  /** The kind of the statement's first token (comments skipped), without reading further. */
+  private static int firstKind(String sql) {
+    SqlBabelParserImplTokenManager manager = new SqlBabelParserImplTokenManager(
+        new SimpleCharStream(new StringReader(sql), 1, 1));
+    manager.SwitchTo(SqlBabelParserImplConstants.DQID);
+    try {
+      return manager.getNextToken().kind;
+    } catch (TokenMgrError e) {
+      return EOF;
     }
   }
 

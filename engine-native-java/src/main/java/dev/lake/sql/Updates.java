@@ -11,7 +11,6 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.ddl.SqlCreateTable;
 
@@ -289,9 +288,5 @@ final class Updates {
     public long execute(BufferAllocator allocator, ArrowReader parameters) {
       return executeWithoutParameters(this, allocator, parameters);
     }
-  }
-
-  static boolean isQueryKind(SqlNode node) {
-    return SqlKind.QUERY.contains(node.getKind());
   }
 }

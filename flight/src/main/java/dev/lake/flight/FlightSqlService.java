@@ -50,6 +50,7 @@ final class FlightSqlService {
   private final MetadataCommands metadata;
   private final SessionOptions sessions;
   private final Ingestor ingestor;
+  private final UpdateCommands updates;
   private final ExecutorService workers;
   private final BufferAllocator allocator;
   private final long maxIngestBytes;
@@ -66,6 +67,7 @@ final class FlightSqlService {
     this.metadata = metadata;
     this.sessions = new SessionOptions(metadata.catalog());
     this.ingestor = ingestor;
+    this.updates = new UpdateCommands(sqlEngine, workers, maxIngestBytes);
     this.workers = workers;
     this.allocator = allocator;
     this.maxIngestBytes = maxIngestBytes;
@@ -308,6 +310,10 @@ final class FlightSqlService {
           "the first DoPut message must carry the flight descriptor");
     }
     Any command = command(first.getFlightDescriptor());
+    if (UpdateCommands.handlesPut(command)) {
+      return updates.startPut(context, request, command,
+          allocator.newChildAllocator("update-" + callIds.incrementAndGet(), 0, Long.MAX_VALUE));
+    }
     if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
       try {
         return preparedStatements.bind(context, request,
@@ -372,6 +378,9 @@ final class FlightSqlService {
             .unpack(FlightSql.ActionCreatePreparedStatementRequest.class);
         if (create.hasTransactionId()) {
           throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
+        }
+        if (updates.isUpdate(create.getQuery())) {
+          return List.of(updates.prepare(create));
         }
         FlightSql.ActionCreatePreparedStatementResult result = preparedStatements.create(
             create.getQuery(), SessionOptions.session(cookies).defaultSchema());

@@ -1,0 +1,226 @@
+package dev.lake.flight;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.lake.sql.PreparedUpdate;
+import dev.lake.sql.SqlEngine;
+import io.vertx.core.Context;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.server.GrpcServerRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.apache.arrow.flatbuf.Message;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.flight.sql.impl.FlightSql;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Flight SQL's update commands, run by the SQL engine ({@link SqlEngine#prepareUpdate}):
+ *
+ * <ul>
+ *   <li>{@code DoPut(CommandStatementUpdate)}: DDL or INSERT text, answered with one
+ *       {@code PutResult} carrying {@code DoPutUpdateResult{record_count}};
+ *   <li>{@code CreatePreparedStatement} of an update: the handle, an empty {@code dataset_schema}
+ *       (how clients tell an update from a query) and the {@code parameter_schema} of its
+ *       {@code ?} (the INSERT target columns' types);
+ *   <li>{@code DoPut(CommandPreparedStatementUpdate)} with the parameter batches bound (one
+ *       statement execution for all their rows: one table version), or with none.
+ * </ul>
+ *
+ * Handles are stateless (the SQL travels in the handle), so any replica can execute them.
+ */
+final class UpdateCommands {
+
+  private final SqlEngine sqlEngine;
+  private final Executor workers;
+  private final long maxBytes;
+
+  UpdateCommands(SqlEngine sqlEngine, Executor workers, long maxBytes) {
+    this.sqlEngine = sqlEngine;
+    this.workers = workers;
+    this.maxBytes = maxBytes;
+  }
+
+  /** Whether a DoPut of {@code command} is an update this class runs. */
+  static boolean handlesPut(Any command) {
+    return command.is(FlightSql.CommandStatementUpdate.class)
+        || command.is(FlightSql.CommandPreparedStatementUpdate.class);
+  }
+
+  /** Whether a statement to prepare is an update (answered by {@link #prepare}). */
+  boolean isUpdate(String sql) {
+    return sqlEngine.isUpdate(sql);
+  }
+
+  /** {@code CreatePreparedStatement} of an update. Worker thread. */
+  Flight.Result prepare(FlightSql.ActionCreatePreparedStatementRequest create) {
+    PreparedUpdate update = sqlEngine.prepareUpdate(create.getQuery());
+    Schema parameters = update.parameterSchema();
+    FlightSql.ActionCreatePreparedStatementResult result =
+        FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+            .setPreparedStatementHandle(ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
+            .setDatasetSchema(ByteString.EMPTY)
+            .setParameterSchema(parameters.getFields().isEmpty()
+                ? ByteString.EMPTY : FlightIpc.schemaBytes(parameters))
+            .build();
+    return Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build();
+  }
+
+  /**
+   * Starts a DoPut of an update command. Event loop.
+   *
+   * @param allocator a fresh allocator the call takes over and closes when finished
+   * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT for a command that does not
+   *     parse or asks for a transaction
+   */
+  PutCall startPut(Context context, GrpcServerRequest<Flight.FlightData, Flight.PutResult> request,
+      Any command, BufferAllocator allocator) {
+    String sql;
+    try {
+      if (command.is(FlightSql.CommandStatementUpdate.class)) {
+        FlightSql.CommandStatementUpdate update = command.unpack(FlightSql.CommandStatementUpdate.class);
+        if (update.hasTransactionId()) {
+          throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
+        }
+        sql = update.getQuery();
+      } else {
+        sql = TicketCodec.decodeHandle(command.unpack(FlightSql.CommandPreparedStatementUpdate.class)
+            .getPreparedStatementHandle().toByteArray());
+      }
+    } catch (InvalidProtocolBufferException e) {
+      allocator.close();
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "the update command cannot be parsed");
+    } catch (RuntimeException e) {
+      allocator.close();
+      throw e;
+    }
+    return new Call(context, request, sql, command.is(FlightSql.CommandPreparedStatementUpdate.class),
+        allocator);
+  }
+
+  /**
+   * One update DoPut. The event loop keeps the received messages (bounded by {@code maxBytes});
+   * at the end a worker decodes them, runs the statement and the answer goes back on the loop.
+   */
+  private final class Call implements PutCall {
+    private final Context context;
+    private final GrpcServerRequest<Flight.FlightData, Flight.PutResult> request;
+    private final String sql;
+    private final boolean bound;
+    private final BufferAllocator allocator;
+    private final List<Flight.FlightData> messages = new ArrayList<>();
+    private long received;
+    private boolean done;
+
+    Call(Context context, GrpcServerRequest<Flight.FlightData, Flight.PutResult> request,
+        String sql, boolean bound, BufferAllocator allocator) {
+      this.context = context;
+      this.request = request;
+      this.sql = sql;
+      this.bound = bound;
+      this.allocator = allocator;
+    }
+
+    @Override
+    public void onMessage(Flight.FlightData data) {
+      if (done) {
+        return;
+      }
+      received += data.getDataHeader().size() + data.getDataBody().size();
+      if (received > maxBytes) {
+        fail(ErrorMapper.status(GrpcStatus.RESOURCE_EXHAUSTED, "the bound parameters exceed"
+            + " the limit of " + maxBytes + " bytes; execute the statement in several calls"));
+        return;
+      }
+      if (!bound) {
+        // FlightSqlClient.executeUpdate waits for the result before it ends its stream: the
+        // statement carries no data, so it runs as soon as its command arrives.
+        onEnd();
+        return;
+      }
+      if (!data.getDataHeader().isEmpty()) {
+        messages.add(data);
+      }
+    }
+
+    @Override
+    public void onEnd() {
+      if (done) {
+        return;
+      }
+      done = true;
+      try {
+        workers.execute(() -> {
+          long count;
+          try {
+            count = run();
+          } catch (Throwable e) {
+            var status = ErrorMapper.toStatus(e);
+            context.runOnContext(v -> request.response().fail(status));
+            return;
+          } finally {
+            allocator.close();
+          }
+          FlightSql.DoPutUpdateResult result =
+              FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(count).build();
+          context.runOnContext(v -> request.response().end(
+              Flight.PutResult.newBuilder().setAppMetadata(result.toByteString()).build()));
+        });
+      } catch (RejectedExecutionException e) {
+        allocator.close();
+        request.response().fail(ErrorMapper.toStatus(e));
+      }
+    }
+
+    @Override
+    public void cancel() {
+      if (!done) {
+        done = true;
+        messages.clear();
+        allocator.close();
+      }
+    }
+
+    private void fail(Throwable error) {
+      done = true;
+      messages.clear();
+      allocator.close();
+      request.response().fail(ErrorMapper.toStatus(error));
+    }
+
+    /** Worker thread. */
+    private long run() throws java.io.IOException {
+      PreparedUpdate update = sqlEngine.prepareUpdate(sql);
+      if (messages.isEmpty()) {
+        return update.execute(allocator);
+      }
+      Schema schema = null;
+      List<ArrowRecordBatch> batches = new ArrayList<>();
+      try {
+        for (Flight.FlightData data : messages) {
+          Message message = FlightIpc.header(data.getDataHeader());
+          if (schema == null) {
+            schema = FlightIpc.schema(message);
+          } else if (message.headerType() == MessageHeader.Schema) {
+            throw new FlightIpc.IpcException("the parameter stream carries a second schema message");
+          } else {
+            batches.add(FlightIpc.recordBatch(message, data.getDataBody(), allocator));
+          }
+        }
+      } catch (RuntimeException e) {
+        batches.forEach(ArrowRecordBatch::close);
+        throw e;
+      }
+      messages.clear();
+      try (BatchListReader reader = new BatchListReader(allocator, schema, batches)) {
+        return update.execute(allocator, reader);
+      }
+    }
+  }
+}
