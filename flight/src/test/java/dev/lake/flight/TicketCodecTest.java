@@ -33,7 +33,7 @@ class TicketCodecTest {
     byte[] ticket = TicketCodec.encodeQuery("SELECT * FROM shared", pins, "lab");
     assertEquals(new TicketCodec.QueryTicket("SELECT * FROM shared", pins, "lab"),
         TicketCodec.decodeTicket(ticket));
-    assertEquals(new TicketCodec.QueryTicket("SELECT 1", Map.of(), null),
+    assertEquals(new TicketCodec.QueryTicket("SELECT 1", Map.of(), (String) null),
         TicketCodec.decodeTicket(TicketCodec.encodeQuery("SELECT 1", Map.of())));
     for (int length = 0; length < ticket.length; length++) {
       byte[] truncated = Arrays.copyOf(ticket, length);
