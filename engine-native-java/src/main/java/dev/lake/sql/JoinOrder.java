@@ -135,6 +135,7 @@ final class JoinOrder {
       double rows = cardinality.rows(leaves.get(first));
       double cost = 0;
       while (order.size() < leaves.size()) {
+        PlanningControl.check();
         int next = -1;
         double nextRows = Double.MAX_VALUE;
         for (int x = 0; x < leaves.size(); x++) {

@@ -124,6 +124,23 @@ public final class SqlEngine {
     return plans.plan(sql, pins, catalog, c -> plan(sql, pins, c));
   }
 
+  /**
+   * As {@link #prepare(String, Map)}, stopping when {@code control} does: planning checks it at
+   * every step whose count the statement decides (rule attempts, join-order search), so a caller
+   * that cancels or whose deadline passes gets its thread back within one step.
+   *
+   * @throws dev.lake.exec.QueryStoppedException CANCELLED or TIMED_OUT when {@code control}
+   *     stopped planning; nothing is kept and nothing needs releasing
+   * @throws SqlException as {@link #prepare(String, Map)}
+   */
+  public PreparedQuery prepare(String sql, Map<TableName, Version> pins,
+      dev.lake.exec.QueryControl control) {
+    return PlanningControl.during(control, () -> {
+      control.check();
+      return prepare(sql, pins);
+    });
+  }
+
   /** Statements answered by a kept plan and planned afresh: {@code [hits, misses]}. */
   long[] planCacheCounts() {
     return new long[] {plans.hits(), plans.misses()};
