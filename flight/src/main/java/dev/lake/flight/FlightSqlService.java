@@ -8,7 +8,9 @@ import com.google.protobuf.MessageOrBuilder;
 import dev.lake.catalog.TableIdent;
 import dev.lake.exec.QueryControl;
 import dev.lake.sql.PreparedQuery;
+import dev.lake.sql.PlanningControl;
 import dev.lake.sql.SqlEngine;
+import dev.lake.sql.StatementLimits;
 import io.vertx.core.Context;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -44,6 +46,8 @@ final class FlightSqlService {
   static final ServiceName SERVICE = ServiceName.create("arrow.flight.protocol", "FlightService");
   static final String CREATE_PREPARED_STATEMENT = "CreatePreparedStatement";
   static final String CLOSE_PREPARED_STATEMENT = "ClosePreparedStatement";
+  /** What a Flight SQL command or action body may carry beyond its statement's text. */
+  static final int COMMAND_OVERHEAD_BYTES = 65_536;
 
   private final SqlEngine sqlEngine;
   private final MetadataCommands metadata;
@@ -53,12 +57,13 @@ final class FlightSqlService {
   private final long maxIngestBytes;
   private final long maxBytesInFlight;
   private final Duration queryTimeout;
+  private final StatementLimits limits;
   private final AtomicLong callIds = new AtomicLong();
 
   /** @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
       ExecutorService workers, BufferAllocator allocator, long maxIngestBytes,
-      long maxBytesInFlight, Duration queryTimeout) {
+      long maxBytesInFlight, Duration queryTimeout, StatementLimits limits) {
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
     this.ingestor = ingestor;
@@ -67,6 +72,7 @@ final class FlightSqlService {
     this.maxIngestBytes = maxIngestBytes;
     this.maxBytesInFlight = maxBytesInFlight;
     this.queryTimeout = queryTimeout;
+    this.limits = limits;
   }
 
   void register(GrpcServer server) {
@@ -133,7 +139,7 @@ final class FlightSqlService {
       if (query.hasTransactionId()) {
         throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
       }
-      PreparedQuery planned = sqlEngine.prepare(query.getQuery());
+      PreparedQuery planned = plan(query.getQuery());
       schema = planned.schema();
       ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins());
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
@@ -141,7 +147,7 @@ final class FlightSqlService {
           .unpack(FlightSql.CommandPreparedStatementQuery.class)
           .getPreparedStatementHandle().toByteArray());
       // Planned again here so the ticket pins the versions current at execution, not at prepare.
-      PreparedQuery planned = sqlEngine.prepare(sql);
+      PreparedQuery planned = plan(sql);
       schema = planned.schema();
       ticket = TicketCodec.encodeQuery(sql, planned.pins());
     } else if (MetadataCommands.handles(command)) {
@@ -165,10 +171,10 @@ final class FlightSqlService {
     Any command = command(descriptor);
     Schema schema;
     if (command.is(FlightSql.CommandStatementQuery.class)) {
-      schema = sqlEngine.prepare(
+      schema = plan(
           command.unpack(FlightSql.CommandStatementQuery.class).getQuery()).schema();
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
-      schema = sqlEngine.prepare(TicketCodec.decodeHandle(command
+      schema = plan(TicketCodec.decodeHandle(command
           .unpack(FlightSql.CommandPreparedStatementQuery.class)
           .getPreparedStatementHandle().toByteArray())).schema();
     } else if (MetadataCommands.handles(command)) {
@@ -201,7 +207,9 @@ final class FlightSqlService {
           : QueryControl.create();
       Callable<ResultStream.Source> opener = switch (ticket) {
         case TicketCodec.QueryTicket query -> () -> {
-          PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins());
+          // Tickets are not sealed yet: one could carry any text, so it meets the limits again.
+          limits.check(query.sql());
+          PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins(), control);
           return new QueryResultSource(planned, allocator.newChildAllocator(
               "doget-" + id, 0, Long.MAX_VALUE), control);
         };
@@ -211,7 +219,8 @@ final class FlightSqlService {
           }
           try (BufferAllocator scratch =
               allocator.newChildAllocator("doget-" + id, 0, Long.MAX_VALUE)) {
-            return QueryResultSource.of(metadata.answer(command.command(), scratch));
+            return QueryResultSource.of(PlanningControl.call(control,
+                () -> metadata.answer(command.command(), scratch)));
           }
         };
       };
@@ -309,7 +318,8 @@ final class FlightSqlService {
         return;
       }
       Flight.Action action = ar.result();
-      offload(context, request.response(), () -> runAction(action), results -> {
+      new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+          () -> runAction(action), results -> {
         GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
         results.forEach(response::write);
         response.end();
@@ -326,7 +336,7 @@ final class FlightSqlService {
         if (create.hasTransactionId()) {
           throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
         }
-        PreparedQuery planned = sqlEngine.prepare(create.getQuery());
+        PreparedQuery planned = plan(create.getQuery());
         // dataset_schema must be non-empty: the JDBC driver takes an empty one for an update.
         FlightSql.ActionCreatePreparedStatementResult result =
             FlightSql.ActionCreatePreparedStatementResult.newBuilder()
@@ -350,12 +360,30 @@ final class FlightSqlService {
     }
   }
 
-  private static Any actionBody(Flight.Action action) {
+  private Any actionBody(Flight.Action action) {
+    checkCommandSize(action.getBody().size(), "the body of action '" + action.getType() + "'");
     try {
       return Any.parseFrom(action.getBody());
     } catch (InvalidProtocolBufferException e) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "the body of action '" + action.getType() + "' is not a Flight SQL message");
+    }
+  }
+
+  // ---- limits ------------------------------------------------------------------------------
+
+  /** Plans {@code sql} after checking it against the statement limits (latest table versions). */
+  private PreparedQuery plan(String sql) {
+    limits.check(sql);
+    return sqlEngine.prepare(sql);
+  }
+
+  private void checkCommandSize(int bytes, String what) {
+    long limit = (long) limits.maxStatementBytes() + COMMAND_OVERHEAD_BYTES;
+    if (bytes > limit) {
+      throw ErrorMapper.status(GrpcStatus.RESOURCE_EXHAUSTED, String.format(java.util.Locale.ROOT,
+          "%s is %,d bytes; the limit is %,d bytes (command bytes: the statement limit + %,d)",
+          what, bytes, limit, COMMAND_OVERHEAD_BYTES));
     }
   }
 
@@ -374,8 +402,8 @@ final class FlightSqlService {
         return;
       }
       Req message = ar.result();
-      offload(context, request.response(), () -> work.apply(message),
-          result -> request.response().end(result));
+      new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+          () -> work.apply(message), result -> request.response().end(result));
     });
   }
 
@@ -404,11 +432,12 @@ final class FlightSqlService {
         method + " is not supported by lake"));
   }
 
-  private static Any command(Flight.FlightDescriptor descriptor) {
+  private Any command(Flight.FlightDescriptor descriptor) {
     if (descriptor.getType() != Flight.FlightDescriptor.DescriptorType.CMD) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "lake serves Flight SQL commands; PATH descriptors are not supported");
     }
+    checkCommandSize(descriptor.getCmd().size(), "the descriptor's command");
     try {
       return Any.parseFrom(descriptor.getCmd());
     } catch (InvalidProtocolBufferException e) {

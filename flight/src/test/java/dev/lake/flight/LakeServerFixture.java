@@ -4,11 +4,13 @@ import dev.lake.catalog.Catalog;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
 import dev.lake.metastore.rocksdb.RocksDbMetaStore;
+import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.SqlEngine;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.sql.FlightSqlClient;
@@ -36,13 +38,19 @@ final class LakeServerFixture implements AutoCloseable {
   }
 
   LakeServerFixture(Path directory, LakeFlightServer.Builder builder) {
+    this(directory, builder, UnaryOperator.identity());
+  }
+
+  /** @param sqlCatalog wraps the catalog the server's SQL engine plans over (a test hook) */
+  LakeServerFixture(Path directory, LakeFlightServer.Builder builder,
+      UnaryOperator<SqlCatalog> sqlCatalog) {
     store = RocksDbMetaStore.open(directory.resolve("meta"));
     for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
       engines.put(factory.name(), factory.create(Map.of()));
     }
     catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
     server = builder.catalog(catalog)
-        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog)))
+        .sqlEngine(new SqlEngine(sqlCatalog.apply(new CatalogSqlCatalog(catalog))))
         .allocator(root)
         .workerThreads(4)
         .build();
