@@ -233,8 +233,9 @@ final class FlightSqlService {
   }
 
   /**
-   * A DoGet's time limit in ms, or 0 for none: the call's gRPC deadline or the server's query
-   * timeout, whichever is sooner, both counted from the call's start.
+   * A call's time limit in ms (DoGet, GetFlightInfo, GetSchema, DoAction), or 0 for none: the
+   * call's gRPC deadline or the server's query timeout, whichever is sooner, both counted from
+   * the call's start.
    */
   private long deadlineMillis(long clientTimeoutMillis) {
     long server = queryTimeout == null ? 0 : queryTimeout.toMillis();
