@@ -396,6 +396,13 @@ final class Binder {
       }
       return new TableName(schema, table);
     }
+    if (catalog.defaultSchema().isPresent()) {
+      String schema = catalog.defaultSchema().get();
+      String table = match(catalog.tableNames(schema), parts.get(0));
+      if (table != null) {
+        return new TableName(schema, table);
+      }
+    }
     List<TableName> found = new ArrayList<>();
     for (String schema : catalog.schemaNames()) {
       String table = match(catalog.tableNames(schema), parts.get(0));

@@ -62,9 +62,17 @@ final class CalciteTables {
             unique.put(table, schemas.getFirst());
           }
         });
+        // A session's default schema wins for the tables it holds.
+        Optional<String> preferred = catalog.defaultSchema();
+        preferred.ifPresent(schema -> catalog.tableNames(schema).forEach(t -> unique.put(t, schema)));
         return new TableMap(unique, name -> {
           int mark = name.lastIndexOf(VERSION_MARK);
-          List<String> schemas = mark > 0 ? owners.get(name.substring(0, mark)) : null;
+          String base = mark > 0 ? name.substring(0, mark) : null;
+          if (base != null && preferred.isPresent()
+              && catalog.tableNames(preferred.get()).contains(base)) {
+            return preferred.get();
+          }
+          List<String> schemas = base != null ? owners.get(base) : null;
           return schemas != null && schemas.size() == 1 ? schemas.getFirst() : null;
         });
       }

@@ -48,6 +48,25 @@ final class LakePreparedQuery implements PreparedQuery {
     return query.output();
   }
 
+  /** A projection that is a bare scanned column, in a query without aggregation, has an origin. */
+  @Override
+  public List<java.util.Optional<ColumnOrigin>> origins() {
+    List<java.util.Optional<ColumnOrigin>> origins = new ArrayList<>();
+    int fields = query.output().getFields().size();
+    for (int i = 0; i < fields; i++) {
+      java.util.Optional<ColumnOrigin> origin = java.util.Optional.empty();
+      if (query.scan().isPresent() && query.aggregate().isEmpty() && i < query.projections().size()
+          && query.projections().get(i) instanceof Expr.Column column
+          && column.index() < query.scan().get().columns().size()
+          && query.scan().get().columns().get(column.index()).equals(column.name())) {
+        origin = java.util.Optional.of(new ColumnOrigin(query.scan().get().table(),
+            query.scan().get().columns().get(column.index())));
+      }
+      origins.add(origin);
+    }
+    return origins;
+  }
+
   @Override
   public Map<TableName, Version> pins() {
     return pins;

@@ -29,7 +29,7 @@ import java.util.function.Function;
  * evicted past {@code capacity}.
  */
 final class PlanCache {
-  private record Key(String sql, Map<TableName, Version> pins) {}
+  private record Key(String sql, Map<TableName, Version> pins, String defaultSchema) {}
 
   /** A plan and what it read: the location of each table it opened, at the generation planned under. */
   private record Entry(PreparedQuery query, long generation, Map<TableName, TableLocation> locations) {}
@@ -54,11 +54,17 @@ final class PlanCache {
    */
   PreparedQuery plan(String sql, Map<TableName, Version> pins, SqlCatalog catalog,
       Function<SqlCatalog, PreparedQuery> planner) {
+    return plan(sql, pins, null, catalog, planner);
+  }
+
+  /** As above for a statement planned with a default schema (null: none), kept apart by it. */
+  PreparedQuery plan(String sql, Map<TableName, Version> pins, String defaultSchema,
+      SqlCatalog catalog, Function<SqlCatalog, PreparedQuery> planner) {
     OptionalLong generation = capacity == 0 ? OptionalLong.empty() : catalog.directoryGeneration();
     if (generation.isEmpty()) {
       return planner.apply(catalog);
     }
-    Key key = new Key(sql, Map.copyOf(pins));
+    Key key = new Key(sql, Map.copyOf(pins), defaultSchema);
     Entry kept;
     synchronized (entries) {
       kept = entries.get(key);

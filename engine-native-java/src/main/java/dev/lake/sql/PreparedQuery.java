@@ -16,6 +16,15 @@ public interface PreparedQuery {
   /** The schema of the result batches. */
   Schema schema();
 
+  /**
+   * For each field of {@link #schema()}, in order, the table column it passes through unchanged,
+   * or empty when it is computed (or the planner cannot tell). Client metadata such as JDBC's
+   * {@code ResultSetMetaData.getTableName} is built from it.
+   */
+  default java.util.List<java.util.Optional<ColumnOrigin>> origins() {
+    return java.util.Collections.nCopies(schema().getFields().size(), java.util.Optional.empty());
+  }
+
   /** The version of each table the plan reads; pass back to {@link SqlEngine#prepare(String, Map)} to replay. */
   Map<TableName, Version> pins();
 

@@ -19,8 +19,17 @@ final class RelPreparedQuery implements PreparedQuery {
   private final Map<TableName, Version> pins;
 
   private final Execution execution;
+  private final List<java.util.Optional<ColumnOrigin>> origins;
 
   RelPreparedQuery(RelTranslator.Node plan, Schema schema, Map<TableName, Version> pins, Execution execution) {
+    this(plan, schema, pins, execution,
+        java.util.Collections.nCopies(schema.getFields().size(), java.util.Optional.empty()));
+  }
+
+  /** @param origins one entry per field of {@code schema} ({@link PreparedQuery#origins}) */
+  RelPreparedQuery(RelTranslator.Node plan, Schema schema, Map<TableName, Version> pins,
+      Execution execution, List<java.util.Optional<ColumnOrigin>> origins) {
+    this.origins = List.copyOf(origins);
     this.execution = execution;
     this.plan = plan;
     this.schema = schema;
@@ -30,6 +39,11 @@ final class RelPreparedQuery implements PreparedQuery {
   @Override
   public Schema schema() {
     return schema;
+  }
+
+  @Override
+  public List<java.util.Optional<ColumnOrigin>> origins() {
+    return origins;
   }
 
   @Override

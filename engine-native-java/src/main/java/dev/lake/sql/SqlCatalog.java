@@ -2,6 +2,7 @@ package dev.lake.sql;
 
 import dev.lake.engine.TableHandle;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -33,5 +34,14 @@ public interface SqlCatalog {
    */
   default OptionalLong directoryGeneration() {
     return OptionalLong.empty();
+  }
+
+  /**
+   * The schema a bare table name is looked up in first (a client's session default), or empty:
+   * then a bare name must be held by exactly one schema. See {@link SqlEngine#prepare(String,
+   * Map, String)}.
+   */
+  default Optional<String> defaultSchema() {
+    return Optional.empty();
   }
 }

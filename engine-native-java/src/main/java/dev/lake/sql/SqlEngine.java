@@ -141,6 +141,24 @@ public final class SqlEngine {
     });
   }
 
+  /**
+   * As {@link #prepare(String, Map)}, looking a bare table name up in {@code defaultSchema} first
+   * (a client session's default schema): {@code episodes} is {@code defaultSchema.episodes} when
+   * that table exists, and otherwise resolves as without a default (the one schema that has it).
+   * Qualified names are unaffected. A null {@code defaultSchema} is no default.
+   *
+   * @throws SqlException as {@link #prepare(String, Map)}
+   */
+  public PreparedQuery prepare(String sql, Map<TableName, Version> pins, String defaultSchema) {
+    if (defaultSchema == null) {
+      return prepare(sql, pins);
+    }
+    Objects.requireNonNull(sql, "sql");
+    Objects.requireNonNull(pins, "pins");
+    return plans.plan(sql, pins, defaultSchema, catalog,
+        c -> plan(sql, pins, new DefaultSchemaCatalog(c, defaultSchema)));
+  }
+
   /** Statements answered by a kept plan and planned afresh: {@code [hits, misses]}. */
   long[] planCacheCounts() {
     return new long[] {plans.hits(), plans.misses()};
@@ -255,6 +273,6 @@ public final class SqlEngine {
     }
     Map<TableName, Version> read = new LinkedHashMap<>();
     planned.tables().values().forEach(t -> read.put(t.name, t.version));
-    return new RelPreparedQuery(plan, new Schema(fields), read, execution);
+    return new RelPreparedQuery(plan, new Schema(fields), read, execution, ColumnOrigin.of(rel));
   }
 }

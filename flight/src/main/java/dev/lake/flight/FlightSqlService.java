@@ -25,6 +25,7 @@ import io.vertx.grpc.server.GrpcServerResponse;
 import io.vertx.grpc.server.StatusException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -51,6 +52,7 @@ final class FlightSqlService {
 
   private final SqlEngine sqlEngine;
   private final MetadataCommands metadata;
+  private final SessionOptions sessions;
   private final Ingestor ingestor;
   private final ExecutorService workers;
   private final BufferAllocator allocator;
@@ -66,6 +68,7 @@ final class FlightSqlService {
       long maxBytesInFlight, Duration queryTimeout, StatementLimits limits) {
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
+    this.sessions = new SessionOptions(metadata.catalog());
     this.ingestor = ingestor;
     this.workers = workers;
     this.allocator = allocator;
@@ -80,9 +83,15 @@ final class FlightSqlService {
         this::handshake);
     server.callHandler(FlightSqlService.<Flight.Empty, Flight.ActionType>method("ListActions", Flight.Empty.getDefaultInstance()), this::listActions);
     server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.FlightInfo>method("GetFlightInfo", Flight.FlightDescriptor.getDefaultInstance()),
-        request -> unary(request, this::flightInfo));
+        request -> {
+          List<String> cookies = cookies(request);
+          unary(request, d -> flightInfo(d, cookies));
+        });
     server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.SchemaResult>method("GetSchema", Flight.FlightDescriptor.getDefaultInstance()),
-        request -> unary(request, this::schemaResult));
+        request -> {
+          List<String> cookies = cookies(request);
+          unary(request, d -> schemaResult(d, cookies));
+        });
     server.callHandler(FlightSqlService.<Flight.Ticket, Flight.FlightData>method("DoGet", Flight.Ticket.getDefaultInstance()), this::doGet);
     server.callHandler(FlightSqlService.<Flight.FlightData, Flight.PutResult>method("DoPut", Flight.FlightData.getDefaultInstance()), this::doPut);
     server.callHandler(FlightSqlService.<Flight.Action, Flight.Result>method("DoAction", Flight.Action.getDefaultInstance()), this::doAction);
@@ -120,16 +129,24 @@ final class FlightSqlService {
       }
       response.write(Flight.ActionType.newBuilder().setType(CREATE_PREPARED_STATEMENT)
           .setDescription("Plans a query and returns a handle and the result schema").build());
-      response.end(Flight.ActionType.newBuilder().setType(CLOSE_PREPARED_STATEMENT)
+      response.write(Flight.ActionType.newBuilder().setType(CLOSE_PREPARED_STATEMENT)
           .setDescription("Releases a prepared statement handle (no-op: handles are stateless)")
           .build());
+      response.write(Flight.ActionType.newBuilder().setType(SessionOptions.SET)
+          .setDescription("Sets session options (catalog, schema), carried in the session cookie")
+          .build());
+      response.write(Flight.ActionType.newBuilder().setType(SessionOptions.GET)
+          .setDescription("Lists the session options of the session cookie").build());
+      response.end(Flight.ActionType.newBuilder().setType(SessionOptions.CLOSE)
+          .setDescription("Ends the session: expires the session cookie").build());
     });
   }
 
   // ---- GetFlightInfo, GetSchema ----------------------------------------------------------
 
-  private Flight.FlightInfo flightInfo(Flight.FlightDescriptor descriptor)
-      throws InvalidProtocolBufferException {
+  private Flight.FlightInfo flightInfo(Flight.FlightDescriptor descriptor,
+      List<String> cookies) throws InvalidProtocolBufferException {
+    String defaultSchema = SessionOptions.session(cookies).defaultSchema();
     Any command = command(descriptor);
     Schema schema;
     byte[] ticket;
@@ -139,17 +156,17 @@ final class FlightSqlService {
       if (query.hasTransactionId()) {
         throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
       }
-      PreparedQuery planned = plan(query.getQuery());
-      schema = planned.schema();
-      ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins());
+      PreparedQuery planned = plan(query.getQuery(), defaultSchema);
+      schema = ColumnMetadata.of(planned);
+      ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins(), defaultSchema);
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
       String sql = TicketCodec.decodeHandle(command
           .unpack(FlightSql.CommandPreparedStatementQuery.class)
           .getPreparedStatementHandle().toByteArray());
       // Planned again here so the ticket pins the versions current at execution, not at prepare.
-      PreparedQuery planned = plan(sql);
-      schema = planned.schema();
-      ticket = TicketCodec.encodeQuery(sql, planned.pins());
+      PreparedQuery planned = plan(sql, defaultSchema);
+      schema = ColumnMetadata.of(planned);
+      ticket = TicketCodec.encodeQuery(sql, planned.pins(), defaultSchema);
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
       ticket = TicketCodec.encodeCommand(command);
@@ -166,17 +183,18 @@ final class FlightSqlService {
         .build();
   }
 
-  private Flight.SchemaResult schemaResult(Flight.FlightDescriptor descriptor)
-      throws InvalidProtocolBufferException {
+  private Flight.SchemaResult schemaResult(Flight.FlightDescriptor descriptor,
+      List<String> cookies) throws InvalidProtocolBufferException {
+    String defaultSchema = SessionOptions.session(cookies).defaultSchema();
     Any command = command(descriptor);
     Schema schema;
     if (command.is(FlightSql.CommandStatementQuery.class)) {
-      schema = plan(
-          command.unpack(FlightSql.CommandStatementQuery.class).getQuery()).schema();
+      schema = ColumnMetadata.of(plan(
+          command.unpack(FlightSql.CommandStatementQuery.class).getQuery(), defaultSchema));
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
-      schema = plan(TicketCodec.decodeHandle(command
+      schema = ColumnMetadata.of(plan(TicketCodec.decodeHandle(command
           .unpack(FlightSql.CommandPreparedStatementQuery.class)
-          .getPreparedStatementHandle().toByteArray())).schema();
+          .getPreparedStatementHandle().toByteArray()), defaultSchema));
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
     } else {
@@ -209,7 +227,8 @@ final class FlightSqlService {
         case TicketCodec.QueryTicket query -> () -> {
           // Tickets are not sealed yet: one could carry any text, so it meets the limits again.
           limits.check(query.sql());
-          PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins(), control);
+          PreparedQuery planned = PlanningControl.call(control,
+              () -> sqlEngine.prepare(query.sql(), query.pins(), query.defaultSchema()));
           return new QueryResultSource(planned, allocator.newChildAllocator(
               "doget-" + id, 0, Long.MAX_VALUE), control);
         };
@@ -319,8 +338,21 @@ final class FlightSqlService {
         return;
       }
       Flight.Action action = ar.result();
+      List<String> cookies = cookies(request);
+      if (SessionOptions.handles(action.getType())) {
+        new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+            () -> sessions.run(action, cookies), reply -> {
+          GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
+          if (reply.setCookie() != null) {
+            response.headers().add("set-cookie", reply.setCookie());
+          }
+          reply.results().forEach(response::write);
+          response.end();
+        });
+        return;
+      }
       new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
-          () -> runAction(action), results -> {
+          () -> runAction(action, cookies), results -> {
         GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
         results.forEach(response::write);
         response.end();
@@ -328,7 +360,7 @@ final class FlightSqlService {
     });
   }
 
-  private List<Flight.Result> runAction(Flight.Action action)
+  private List<Flight.Result> runAction(Flight.Action action, List<String> cookies)
       throws InvalidProtocolBufferException {
     switch (action.getType()) {
       case CREATE_PREPARED_STATEMENT -> {
@@ -337,13 +369,14 @@ final class FlightSqlService {
         if (create.hasTransactionId()) {
           throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
         }
-        PreparedQuery planned = plan(create.getQuery());
+        PreparedQuery planned = plan(create.getQuery(),
+            SessionOptions.session(cookies).defaultSchema());
         // dataset_schema must be non-empty: the JDBC driver takes an empty one for an update.
         FlightSql.ActionCreatePreparedStatementResult result =
             FlightSql.ActionCreatePreparedStatementResult.newBuilder()
                 .setPreparedStatementHandle(
                     ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
-                .setDatasetSchema(FlightIpc.schemaBytes(planned.schema()))
+                .setDatasetSchema(FlightIpc.schemaBytes(ColumnMetadata.of(planned)))
                 .setParameterSchema(ByteString.EMPTY)
                 .build();
         return List.of(Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build());
@@ -357,8 +390,14 @@ final class FlightSqlService {
       }
       default -> throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
           "action '" + action.getType() + "' is not supported; supported: "
-              + CREATE_PREPARED_STATEMENT + ", " + CLOSE_PREPARED_STATEMENT);
+              + CREATE_PREPARED_STATEMENT + ", " + CLOSE_PREPARED_STATEMENT + ", "
+              + SessionOptions.SET + ", " + SessionOptions.GET + ", " + SessionOptions.CLOSE);
     }
+  }
+
+  /** The request's cookie headers, read on the event loop. */
+  private static List<String> cookies(GrpcServerRequest<?, ?> request) {
+    return List.copyOf(request.headers().getAll("cookie"));
   }
 
   private Any actionBody(Flight.Action action) {
@@ -373,10 +412,13 @@ final class FlightSqlService {
 
   // ---- limits ------------------------------------------------------------------------------
 
-  /** Plans {@code sql} after checking it against the statement limits (latest table versions). */
-  private PreparedQuery plan(String sql) {
+  /**
+   * Plans {@code sql} (latest table versions, bare names in {@code defaultSchema} first) after
+   * checking it against the statement limits.
+   */
+  private PreparedQuery plan(String sql, String defaultSchema) {
     limits.check(sql);
-    return sqlEngine.prepare(sql);
+    return sqlEngine.prepare(sql, Map.of(), defaultSchema);
   }
 
   private void checkCommandSize(int bytes, String what) {

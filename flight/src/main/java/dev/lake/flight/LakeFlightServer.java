@@ -16,8 +16,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.arrow.flight.sql.SqlInfoBuilder;
-import org.apache.arrow.flight.sql.impl.FlightSql;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,7 +84,7 @@ public final class LakeFlightServer implements AutoCloseable {
       throw new IllegalStateException(closed ? "server is closed" : "server already started");
     }
     FlightSqlService service = new FlightSqlService(config.sqlEngine,
-        new MetadataCommands(config.catalog, sqlInfo()), new Ingestor(config.catalog), workers,
+        new MetadataCommands(config.catalog, SqlInfos.create(VERSION)), new Ingestor(config.catalog), workers,
         allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout,
         config.statementLimits);
     GrpcServer grpc = GrpcServer.server(vertx,
@@ -169,39 +167,6 @@ public final class LakeFlightServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private SqlInfoBuilder sqlInfo() {
-    return new SqlInfoBuilder()
-        .withFlightSqlServerName("lake")
-        .withFlightSqlServerVersion(VERSION)
-        .withFlightSqlServerArrowVersion(arrowVersion())
-        .withFlightSqlServerReadOnly(false)
-        .withFlightSqlServerSql(true)
-        .withFlightSqlServerSubstrait(false)
-        .withFlightSqlServerTransaction(FlightSql.SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE)
-        .withFlightSqlServerCancel(false)
-        .withFlightSqlServerBulkIngestion(true)
-        .withFlightSqlServerBulkIngestionTransaction(false)
-        .withFlightSqlServerStatementTimeout(config.queryTimeout == null ? 0
-            : (int) Math.min(Integer.MAX_VALUE, config.queryTimeout.toMillis()))
-        .withFlightSqlServerTransactionTimeout(0)
-        .withSqlIdentifierQuoteChar("\"")
-        .withSqlSearchStringEscape("\\")
-        .withSqlSchemaTerm("schema")
-        .withSqlCatalogTerm("catalog")
-        .withSqlDdlCatalog(false)
-        .withSqlDdlSchema(false)
-        .withSqlDdlTable(false)
-        .withSqlTransactionsSupported(false)
-        .withSqlAllTablesAreSelectable(true)
-        .withSqlNullOrdering(FlightSql.SqlNullOrdering.SQL_NULLS_SORTED_HIGH);
-  }
-
-  private static String arrowVersion() {
-    String version = org.apache.arrow.vector.VectorSchemaRoot.class.getPackage()
-        .getImplementationVersion();
-    return version == null ? "unknown" : version;
   }
 
   /** The server could not start. */

@@ -5,66 +5,84 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.lake.catalog.Catalog;
 import dev.lake.catalog.TableEntry;
 import dev.lake.sql.SqlCatalog;
+import dev.lake.sql.TableName;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import org.apache.arrow.flight.FlightProducer;
+import com.google.protobuf.Message;
+import io.vertx.grpc.common.GrpcStatus;
+import java.util.Map;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flight.sql.FlightSqlProducer;
-import org.apache.arrow.flight.sql.SqlInfoBuilder;
 import org.apache.arrow.flight.sql.impl.FlightSql;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.dictionary.DictionaryProvider;
-import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Answers the Flight SQL catalog commands (GetCatalogs, GetDbSchemas, GetTables, GetTableTypes,
- * GetSqlInfo) from the registry, as complete, small result streams. The one catalog is
- * {@value SqlCatalog#LAKE}; its schemas are registry namespaces and every table has type
- * {@code TABLE}.
+ * GetSqlInfo, GetXdbcTypeInfo, and the key commands) from the registry, as complete, small result
+ * streams. The one catalog is {@value SqlCatalog#LAKE}; its schemas are registry namespaces and
+ * every table has type {@code TABLE}. lake tables have no primary or foreign keys, so
+ * GetPrimaryKeys, GetExportedKeys, GetImportedKeys and GetCrossReference answer no rows (with
+ * exactly the schemas Flight SQL defines). A command whose bytes do not parse as its type is
+ * {@code INVALID_ARGUMENT} naming the command.
  */
 final class MetadataCommands {
 
   static final String TABLE_TYPE = "TABLE";
 
-  private final Catalog catalog;
-  private final SqlInfoBuilder sqlInfo;
+  private static final Map<Class<? extends Message>, Schema> FIXED_SCHEMAS = Map.of(
+      FlightSql.CommandGetCatalogs.class, FlightSqlProducer.Schemas.GET_CATALOGS_SCHEMA,
+      FlightSql.CommandGetDbSchemas.class, FlightSqlProducer.Schemas.GET_SCHEMAS_SCHEMA,
+      FlightSql.CommandGetTableTypes.class, FlightSqlProducer.Schemas.GET_TABLE_TYPES_SCHEMA,
+      FlightSql.CommandGetSqlInfo.class, FlightSqlProducer.Schemas.GET_SQL_INFO_SCHEMA,
+      FlightSql.CommandGetXdbcTypeInfo.class, FlightSqlProducer.Schemas.GET_TYPE_INFO_SCHEMA,
+      FlightSql.CommandGetPrimaryKeys.class, FlightSqlProducer.Schemas.GET_PRIMARY_KEYS_SCHEMA,
+      FlightSql.CommandGetExportedKeys.class, FlightSqlProducer.Schemas.GET_EXPORTED_KEYS_SCHEMA,
+      FlightSql.CommandGetImportedKeys.class, FlightSqlProducer.Schemas.GET_IMPORTED_KEYS_SCHEMA,
+      FlightSql.CommandGetCrossReference.class,
+      FlightSqlProducer.Schemas.GET_CROSS_REFERENCE_SCHEMA);
 
-  MetadataCommands(Catalog catalog, SqlInfoBuilder sqlInfo) {
+  private final Catalog catalog;
+  private final SqlInfos sqlInfo;
+
+  MetadataCommands(Catalog catalog, SqlInfos sqlInfo) {
     this.catalog = catalog;
     this.sqlInfo = sqlInfo;
   }
 
-  /** Whether {@code command} is one of the commands this class answers. */
-  static boolean handles(Any command) {
-    return command.is(FlightSql.CommandGetCatalogs.class)
-        || command.is(FlightSql.CommandGetDbSchemas.class)
-        || command.is(FlightSql.CommandGetTables.class)
-        || command.is(FlightSql.CommandGetTableTypes.class)
-        || command.is(FlightSql.CommandGetSqlInfo.class);
+  /** The registry answered from. */
+  Catalog catalog() {
+    return catalog;
   }
 
-  /** The result schema of a command {@link #handles} accepts. */
-  static Schema schema(Any command) throws InvalidProtocolBufferException {
-    if (command.is(FlightSql.CommandGetCatalogs.class)) {
-      return FlightSqlProducer.Schemas.GET_CATALOGS_SCHEMA;
-    } else if (command.is(FlightSql.CommandGetDbSchemas.class)) {
-      return FlightSqlProducer.Schemas.GET_SCHEMAS_SCHEMA;
-    } else if (command.is(FlightSql.CommandGetTables.class)) {
-      return command.unpack(FlightSql.CommandGetTables.class).getIncludeSchema()
+  /** Whether {@code command} is one of the commands this class answers. */
+  static boolean handles(Any command) {
+    return command.is(FlightSql.CommandGetTables.class)
+        || FIXED_SCHEMAS.keySet().stream().anyMatch(command::is);
+  }
+
+  /**
+   * The result schema of a command {@link #handles} accepts.
+   *
+   * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT if its bytes do not parse
+   */
+  static Schema schema(Any command) {
+    if (command.is(FlightSql.CommandGetTables.class)) {
+      return unpack(command, FlightSql.CommandGetTables.class).getIncludeSchema()
           ? FlightSqlProducer.Schemas.GET_TABLES_SCHEMA
           : FlightSqlProducer.Schemas.GET_TABLES_SCHEMA_NO_SCHEMA;
-    } else if (command.is(FlightSql.CommandGetTableTypes.class)) {
-      return FlightSqlProducer.Schemas.GET_TABLE_TYPES_SCHEMA;
-    } else if (command.is(FlightSql.CommandGetSqlInfo.class)) {
-      return FlightSqlProducer.Schemas.GET_SQL_INFO_SCHEMA;
+    }
+    for (Map.Entry<Class<? extends Message>, Schema> fixed : FIXED_SCHEMAS.entrySet()) {
+      if (command.is(fixed.getKey())) {
+        unpack(command, fixed.getKey());
+        return fixed.getValue();
+      }
     }
     throw new IllegalArgumentException("not a metadata command: " + command.getTypeUrl());
   }
@@ -72,36 +90,62 @@ final class MetadataCommands {
   /**
    * The whole result of {@code command}: the schema message, then its batches. Runs on a worker
    * thread (it reads the registry).
+   *
+   * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT if the command does not parse
+   *     or a filter pattern is too long; NOT_FOUND for a GetSqlInfo id lake has no value for
    */
-  List<Flight.FlightData> answer(Any command, BufferAllocator allocator)
-      throws InvalidProtocolBufferException {
+  List<Flight.FlightData> answer(Any command, BufferAllocator allocator) {
     if (command.is(FlightSql.CommandGetCatalogs.class)) {
+      unpack(command, FlightSql.CommandGetCatalogs.class);
       return single(FlightSqlProducer.Schemas.GET_CATALOGS_SCHEMA, allocator, root -> {
         VarCharVector names = (VarCharVector) root.getVector(0);
         names.setSafe(0, utf8(SqlCatalog.LAKE));
         root.setRowCount(1);
       });
     } else if (command.is(FlightSql.CommandGetDbSchemas.class)) {
-      return dbSchemas(command.unpack(FlightSql.CommandGetDbSchemas.class), allocator);
+      return dbSchemas(unpack(command, FlightSql.CommandGetDbSchemas.class), allocator);
     } else if (command.is(FlightSql.CommandGetTables.class)) {
-      return tables(command.unpack(FlightSql.CommandGetTables.class), allocator);
+      return tables(unpack(command, FlightSql.CommandGetTables.class), allocator);
     } else if (command.is(FlightSql.CommandGetTableTypes.class)) {
+      unpack(command, FlightSql.CommandGetTableTypes.class);
       return single(FlightSqlProducer.Schemas.GET_TABLE_TYPES_SCHEMA, allocator, root -> {
         ((VarCharVector) root.getVector(0)).setSafe(0, utf8(TABLE_TYPE));
         root.setRowCount(1);
       });
     } else if (command.is(FlightSql.CommandGetSqlInfo.class)) {
-      return sqlInfo(command.unpack(FlightSql.CommandGetSqlInfo.class));
+      return sqlInfo.answer(unpack(command, FlightSql.CommandGetSqlInfo.class).getInfoList());
+    } else if (command.is(FlightSql.CommandGetXdbcTypeInfo.class)) {
+      FlightSql.CommandGetXdbcTypeInfo request =
+          unpack(command, FlightSql.CommandGetXdbcTypeInfo.class);
+      Integer dataType = request.hasDataType() ? request.getDataType() : null;
+      return single(FlightSqlProducer.Schemas.GET_TYPE_INFO_SCHEMA, allocator,
+          root -> XdbcTypes.fill(root, dataType));
+    }
+    for (Map.Entry<Class<? extends Message>, Schema> fixed : FIXED_SCHEMAS.entrySet()) {
+      if (command.is(fixed.getKey())) {
+        // The key commands: lake tables have no keys.
+        unpack(command, fixed.getKey());
+        return single(fixed.getValue(), allocator, root -> root.setRowCount(0));
+      }
     }
     throw new IllegalArgumentException("not a metadata command: " + command.getTypeUrl());
   }
 
+  private static <T extends Message> T unpack(Any command, Class<T> type) {
+    try {
+      return command.unpack(type);
+    } catch (InvalidProtocolBufferException e) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "the " + type.getSimpleName() + " command cannot be parsed");
+    }
+  }
   private List<Flight.FlightData> dbSchemas(FlightSql.CommandGetDbSchemas request,
       BufferAllocator allocator) {
     List<String> schemas = new ArrayList<>();
     if (inLake(request.hasCatalog() ? Optional.of(request.getCatalog()) : Optional.empty())) {
       LikePattern pattern = LikePattern.of(
-          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null);
+          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null,
+          "db_schema_filter_pattern");
       catalog.namespaces().stream().filter(pattern::matches).forEach(schemas::add);
     }
     return single(FlightSqlProducer.Schemas.GET_SCHEMAS_SCHEMA, allocator, root -> {
@@ -123,9 +167,11 @@ final class MetadataCommands {
     if (wantsTables
         && inLake(request.hasCatalog() ? Optional.of(request.getCatalog()) : Optional.empty())) {
       LikePattern schemaPattern = LikePattern.of(
-          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null);
+          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null,
+          "db_schema_filter_pattern");
       LikePattern tablePattern = LikePattern.of(
-          request.hasTableNameFilterPattern() ? request.getTableNameFilterPattern() : null);
+          request.hasTableNameFilterPattern() ? request.getTableNameFilterPattern() : null,
+          "table_name_filter_pattern");
       for (String namespace : catalog.namespaces()) {
         if (schemaPattern.matches(namespace)) {
           catalog.tables(namespace).stream()
@@ -152,20 +198,13 @@ final class MetadataCommands {
         names.setSafe(i, utf8(entry.ident().name()));
         types.setSafe(i, utf8(TABLE_TYPE));
         if (schemaBytes != null) {
-          schemaBytes.setSafe(i, FlightIpc.schemaBytes(entry.schema()).toByteArray());
+          schemaBytes.setSafe(i, FlightIpc.schemaBytes(ColumnMetadata.ofTable(
+              new TableName(entry.ident().namespace(), entry.ident().name()), entry.schema()))
+              .toByteArray());
         }
       }
       root.setRowCount(tables.size());
     });
-  }
-
-  private List<Flight.FlightData> sqlInfo(FlightSql.CommandGetSqlInfo request) {
-    CapturingListener listener = new CapturingListener();
-    sqlInfo.send(request.getInfoList(), listener);
-    if (listener.error != null) {
-      throw new IllegalStateException("GetSqlInfo failed", listener.error);
-    }
-    return listener.messages;
   }
 
   // A catalog filter is an exact name (not a pattern); the empty string means "no catalog",
@@ -184,55 +223,5 @@ final class MetadataCommands {
 
   private static byte[] utf8(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
-  }
-
-  /**
-   * Receives what {@link SqlInfoBuilder#send} would stream and keeps it as encoded messages;
-   * the builder closes its own vectors right after, so each batch is copied out at putNext.
-   */
-  private static final class CapturingListener implements FlightProducer.ServerStreamListener {
-    final List<Flight.FlightData> messages = new ArrayList<>();
-    VectorSchemaRoot root;
-    Throwable error;
-
-    @Override
-    public boolean isCancelled() {
-      return false;
-    }
-
-    @Override
-    public void setOnCancelHandler(Runnable handler) {}
-
-    @Override
-    public boolean isReady() {
-      return true;
-    }
-
-    @Override
-    public void start(VectorSchemaRoot root, DictionaryProvider dictionaries, IpcOption option) {
-      this.root = root;
-      messages.add(FlightIpc.schemaMessage(root.getSchema()));
-    }
-
-    @Override
-    public void putNext() {
-      messages.add(FlightIpc.batchMessage(root));
-    }
-
-    @Override
-    public void putNext(ArrowBuf metadata) {
-      putNext();
-    }
-
-    @Override
-    public void putMetadata(ArrowBuf metadata) {}
-
-    @Override
-    public void error(Throwable ex) {
-      error = ex;
-    }
-
-    @Override
-    public void completed() {}
   }
 }

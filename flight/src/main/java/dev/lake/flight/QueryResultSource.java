@@ -15,6 +15,7 @@ final class QueryResultSource implements ResultStream.Source {
 
   private final BufferAllocator allocator;
   private final ArrowReader reader;
+  private final org.apache.arrow.vector.types.pojo.Schema schema;
   private boolean schemaSent;
 
   /**
@@ -24,6 +25,7 @@ final class QueryResultSource implements ResultStream.Source {
   QueryResultSource(PreparedQuery query, BufferAllocator allocator, QueryControl control) {
     this.allocator = allocator;
     try {
+      this.schema = ColumnMetadata.of(query);
       this.reader = query.execute(allocator, control);
     } catch (RuntimeException e) {
       allocator.close();
@@ -36,7 +38,7 @@ final class QueryResultSource implements ResultStream.Source {
     VectorSchemaRoot root = reader.getVectorSchemaRoot();
     if (!schemaSent) {
       schemaSent = true;
-      return FlightIpc.schemaMessage(root.getSchema()).toByteArray();
+      return FlightIpc.schemaMessage(schema).toByteArray();
     }
     return reader.loadNextBatch() ? FlightIpc.encodedBatch(root) : null;
   }

@@ -29,6 +29,7 @@ import java.util.Objects;
  * <pre>
  *   ticket: "LKT" format(1) kind(1) body
  *     kind 1 (query):   sqlLen(4) sql(UTF-8) pinCount(4) { schemaLen(2) schema tableLen(2) table version(8) }*
+ *                       [ defaultSchemaLen(2) defaultSchema ]   (the session's, for bare names)
  *     kind 2 (command): anyLen(4) Any-packed Flight SQL command
  *   handle: "LKP" format(1) sql(UTF-8, the rest)
  * </pre>
@@ -55,11 +56,19 @@ final class TicketCodec {
   /** What a ticket asks {@code DoGet} to stream. */
   sealed interface Ticket permits QueryTicket, CommandTicket {}
 
-  /** Run {@code sql} reading every table at its pinned version. */
-  record QueryTicket(String sql, Map<TableName, Version> pins) implements Ticket {
+  /**
+   * Run {@code sql} reading every table at its pinned version, bare table names looked up in
+   * {@code defaultSchema} (null: none) first.
+   */
+  record QueryTicket(String sql, Map<TableName, Version> pins, String defaultSchema)
+      implements Ticket {
     QueryTicket {
       Objects.requireNonNull(sql, "sql");
       pins = Map.copyOf(pins);
+    }
+
+    QueryTicket(String sql, Map<TableName, Version> pins) {
+      this(sql, pins, null);
     }
   }
 
@@ -96,6 +105,16 @@ final class TicketCodec {
    *     {@link #MAX_PINS} pins or a pinned name is over 65,535 bytes
    */
   static byte[] encodeQuery(String sql, Map<TableName, Version> pins) {
+    return encodeQuery(sql, pins, null);
+  }
+
+  /**
+   * A query ticket whose bare table names resolve in {@code defaultSchema} (null: none) first.
+   *
+   * @throws TicketTooLargeException as {@link #encodeQuery(String, Map)}, or if the default
+   *     schema's name is over 65,535 bytes
+   */
+  static byte[] encodeQuery(String sql, Map<TableName, Version> pins, String defaultSchema) {
     byte[] text = sql.getBytes(StandardCharsets.UTF_8);
     checkText(text.length, "the statement");
     if (pins.size() > MAX_PINS) {
@@ -114,6 +133,9 @@ final class TicketCodec {
         writeShortText(out, pin.getKey().schema());
         writeShortText(out, pin.getKey().table());
         out.writeLong(pin.getValue().number());
+      }
+      if (defaultSchema != null) {
+        writeShortText(out, defaultSchema);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -191,7 +213,14 @@ final class TicketCodec {
       String table = utf8(bytes(in, Short.toUnsignedInt(in.getShort())));
       pins.put(new TableName(schema, table), Version.of(in.getLong()));
     }
-    return new QueryTicket(sql, pins);
+    String defaultSchema = null;
+    if (in.hasRemaining()) {
+      defaultSchema = utf8(bytes(in, Short.toUnsignedInt(in.getShort())));
+      if (defaultSchema.isEmpty()) {
+        throw new InvalidTicketException("ticket");
+      }
+    }
+    return new QueryTicket(sql, pins, defaultSchema);
   }
 
   private static void expectMagic(ByteBuffer in, byte[] magic, String what) {

@@ -19,6 +19,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.DenseUnionVector;
 import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel;
 import org.junit.jupiter.api.AfterEach;
@@ -83,7 +85,10 @@ class FlightMetadataTest {
       byte[] ipc = ((VarBinaryVector) root.getVector("table_schema")).get(0);
       Schema schema = MessageSerializer.deserializeSchema(
           new ReadChannel(new ByteArrayReadableSeekableByteChannel(ipc)));
-      assertEquals(IngestData.EPISODES, schema);
+      assertEquals(IngestData.EPISODES, withoutColumnMetadata(schema));
+      Field id = schema.findField("id");
+      assertEquals("BIGINT", id.getMetadata().get("ARROW:FLIGHT:SQL:TYPE_NAME"));
+      assertEquals("runs", id.getMetadata().get("ARROW:FLIGHT:SQL:TABLE_NAME"));
     }
   }
 
@@ -121,6 +126,14 @@ class FlightMetadataTest {
     assertEquals(true, values.get(1));
     assertEquals(false, values.get(2));
     assertEquals(false, values.get(3));
+  }
+
+  /** {@code schema} without field metadata (the Flight SQL column metadata lake adds). */
+  static Schema withoutColumnMetadata(Schema schema) {
+    return new Schema(schema.getFields().stream()
+        .map(f -> new Field(f.getName(),
+            new FieldType(f.isNullable(), f.getType(), f.getDictionary()), f.getChildren()))
+        .toList(), schema.getCustomMetadata());
   }
 
   /** Every row of the result as strings, in order; binary columns are left out. */

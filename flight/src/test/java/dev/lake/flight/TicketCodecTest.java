@@ -28,6 +28,27 @@ class TicketCodecTest {
   }
 
   @Test
+  void queryTicketCarriesTheSessionDefaultSchema() {
+    Map<TableName, Version> pins = Map.of(new TableName("lab", "shared"), Version.of(2));
+    byte[] ticket = TicketCodec.encodeQuery("SELECT * FROM shared", pins, "lab");
+    assertEquals(new TicketCodec.QueryTicket("SELECT * FROM shared", pins, "lab"),
+        TicketCodec.decodeTicket(ticket));
+    assertEquals(new TicketCodec.QueryTicket("SELECT 1", Map.of(), null),
+        TicketCodec.decodeTicket(TicketCodec.encodeQuery("SELECT 1", Map.of())));
+    for (int length = 0; length < ticket.length; length++) {
+      byte[] truncated = Arrays.copyOf(ticket, length);
+      if (length == ticket.length - "lab".length() - 2) {
+        continue; // exactly the ticket without a default schema, which is valid
+      }
+      assertThrows(TicketCodec.InvalidTicketException.class, () -> TicketCodec.decodeTicket(truncated),
+          "length " + length);
+    }
+    byte[] emptySchema = Arrays.copyOf(TicketCodec.encodeQuery("SELECT 1", Map.of()),
+        TicketCodec.encodeQuery("SELECT 1", Map.of()).length + 2);
+    assertThrows(TicketCodec.InvalidTicketException.class, () -> TicketCodec.decodeTicket(emptySchema));
+  }
+
+  @Test
   void commandTicketRoundTripsTheCommand() {
     Any command = Any.pack(FlightSql.CommandGetTables.newBuilder()
         .setDbSchemaFilterPattern("de%").setIncludeSchema(true).build());

@@ -1,0 +1,43 @@
+package dev.lake.sql;
+
+import dev.lake.engine.TableHandle;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** A catalog seen with a default schema for bare table names; everything else is delegated. */
+final class DefaultSchemaCatalog implements SqlCatalog {
+  private final SqlCatalog catalog;
+  private final String schema;
+
+  DefaultSchemaCatalog(SqlCatalog catalog, String schema) {
+    this.catalog = Objects.requireNonNull(catalog, "catalog");
+    this.schema = Objects.requireNonNull(schema, "schema");
+  }
+
+  @Override
+  public List<String> schemaNames() {
+    return catalog.schemaNames();
+  }
+
+  @Override
+  public List<String> tableNames(String schema) {
+    return catalog.tableNames(schema);
+  }
+
+  @Override
+  public Optional<TableHandle> openTable(TableName name) {
+    return catalog.openTable(name);
+  }
+
+  @Override
+  public OptionalLong directoryGeneration() {
+    return catalog.directoryGeneration();
+  }
+
+  @Override
+  public Optional<String> defaultSchema() {
+    return Optional.of(schema);
+  }
+}
