@@ -19,7 +19,8 @@ import org.apache.calcite.sql.SqlNode;
  * {@code max} (DISTINCT allowed on each), {@code HAVING}, {@code ORDER BY} (ASC/DESC, NULLS
  * FIRST/LAST; by default NULL sorts as the largest value, so last ascending and first descending,
  * as in PostgreSQL), {@code LIMIT}/{@code OFFSET}, and {@code SELECT} without {@code FROM}.
- * Tables are {@code [lake.]schema.table}, or a bare table name when exactly one schema has it;
+ * Tables are {@code [lake.]schema.table}, or a bare table name: in the default schema when one is
+ * given ({@link #prepare(String, Map, String)}), else when exactly one schema has it;
  * {@code FOR VERSION AS OF n} after a table reads version {@code n}.
  *
  * <p>Semantics: SQL three-valued logic; aggregates ignore NULLs, and over no rows

@@ -169,6 +169,28 @@ class FlightJdbcColumnMetadataTest {
   }
 
   @Test
+  void databaseMetaDataReadsTheSqlInfoFlags() throws Exception {
+    try (Connection connection = DriverManager.getConnection(lake.jdbcUrl())) {
+      java.sql.DatabaseMetaData meta = connection.getMetaData();
+      assertEquals("lake", meta.getDatabaseProductName());
+      assertTrue(meta.getStringFunctions().contains("UPPER"), meta.getStringFunctions());
+      assertTrue(meta.getNumericFunctions().contains("MOD"), meta.getNumericFunctions());
+      assertTrue(meta.getSQLKeywords().contains("LIMIT"), meta.getSQLKeywords());
+      assertEquals("\"", meta.getIdentifierQuoteString());
+      assertEquals("\\", meta.getSearchStringEscape());
+      assertFalse(meta.supportsTransactions());
+      assertFalse(meta.isReadOnly());
+      assertTrue(meta.supportsLikeEscapeClause());
+      try (ResultSet keys = meta.getPrimaryKeys("lake", "lab", "measurements")) {
+        assertFalse(keys.next());
+      }
+      try (ResultSet keys = meta.getImportedKeys("lake", "lab", "measurements")) {
+        assertFalse(keys.next());
+      }
+    }
+  }
+
+  @Test
   void anEmptyResultOfAPreparedStatementListsEachColumnOnce() throws Exception {
     try (Connection connection = DriverManager.getConnection(lake.jdbcUrl());
         PreparedStatement statement =

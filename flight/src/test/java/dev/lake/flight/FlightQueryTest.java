@@ -261,7 +261,8 @@ class FlightQueryTest {
       for (ActionType type : flight.listActions()) {
         actions.add(type.getType());
       }
-      assertEquals(List.of("CreatePreparedStatement", "ClosePreparedStatement"), actions);
+      assertEquals(List.of("CreatePreparedStatement", "ClosePreparedStatement",
+          "SetSessionOptions", "GetSessionOptions", "CloseSession"), actions);
       flight.handshake();
     }
   }
