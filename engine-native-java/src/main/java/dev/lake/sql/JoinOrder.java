@@ -269,6 +269,7 @@ final class JoinOrder {
       double rows = leafRows[first];
       double cost = 0;
       for (int size = 1; size < n; size++) {
+        PlanningControl.check();
         int next = -1;
         double nextRows = Double.MAX_VALUE;
         for (int x = placed.nextClearBit(0); x < n; x = placed.nextClearBit(x + 1)) {

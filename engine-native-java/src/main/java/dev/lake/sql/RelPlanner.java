@@ -292,6 +292,7 @@ final class RelPlanner {
 
   private static RelNode run(RelNode rel, HepProgram program) {
     HepPlanner planner = new HepPlanner(program);
+    planner.addListener(PlanningControl.listener());
     planner.setRoot(rel);
     return planner.findBestExp();
   }

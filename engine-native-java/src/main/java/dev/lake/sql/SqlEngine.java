@@ -191,6 +191,23 @@ public final class SqlEngine {
   }
 
   /**
+   * As {@link #prepare(String, Map)}, stopping when {@code control} does: planning checks it at
+   * every step whose count the statement decides (rule attempts, join-order search), so a caller
+   * that cancels or whose deadline passes gets its thread back within one step.
+   *
+   * @throws dev.lake.exec.QueryStoppedException CANCELLED or TIMED_OUT when {@code control}
+   *     stopped planning; nothing is kept and nothing needs releasing
+   * @throws SqlException as {@link #prepare(String, Map)}
+   */
+  public PreparedQuery prepare(String sql, Map<TableName, Version> pins,
+      dev.lake.exec.QueryControl control) {
+    return PlanningControl.during(control, () -> {
+      control.check();
+      return prepare(sql, pins);
+    });
+  }
+
+  /**
    * As {@link #prepare(String, Map)}, looking a bare table name up in {@code defaultSchema} first
    * (a client session's default schema): {@code episodes} is {@code defaultSchema.episodes} when
    * that table exists, and otherwise resolves as without a default (the one schema that has it).

@@ -1,5 +1,6 @@
 package dev.lake.flight;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import dev.lake.catalog.CatalogException;
 import dev.lake.catalog.ConcurrentChangeException;
 import dev.lake.catalog.InvalidNameException;
@@ -51,9 +52,18 @@ final class ErrorMapper {
   static StatusException toStatus(Throwable error) {
     Throwable e = unwrap(error);
     return switch (e) {
-      case StatusException status -> status;
+      case StatusException status -> bounded(status);
       case TicketCodec.InvalidTicketException invalid ->
           status(GrpcStatus.INVALID_ARGUMENT, invalid.getMessage());
+      case TicketCodec.TicketTooLargeException large ->
+          status(GrpcStatus.RESOURCE_EXHAUSTED, large.getMessage());
+      case InvalidProtocolBufferException malformed -> status(GrpcStatus.INVALID_ARGUMENT,
+          "a Flight SQL message in the request cannot be parsed: " + malformed.getMessage());
+      case StackOverflowError deep -> {
+        LOG.warn("a statement within the stated limits overflowed a worker's stack", deep);
+        yield status(GrpcStatus.RESOURCE_EXHAUSTED,
+            "the statement nests too deeply for the server's stack; simplify it (expression depth)");
+      }
       case FlightIpc.IpcException ipc -> status(GrpcStatus.INVALID_ARGUMENT, ipc.getMessage());
       case SqlException sql -> fromSql(sql);
       case CorruptDataException corrupt -> corrupt(corrupt);
@@ -145,7 +155,84 @@ final class ErrorMapper {
     return current;
   }
 
+  /**
+   * A status whose message is at most {@link #MAX_MESSAGE_BYTES} once percent-encoded into the
+   * {@code grpc-message} trailer: a longer one keeps its start and its end (where positions and
+   * limits are named) around a note of how much was left out. Stock gRPC clients refuse trailers
+   * over 8 KiB (and then report a protocol error instead of the status), and messages quote the
+   * client's input, which can be megabytes long; this is the one place that bounds them.
+   */
   static StatusException status(GrpcStatus status, String message) {
-    return new StatusException(status, message);
+    return new StatusException(status, excerpt(message));
+  }
+
+  /** The bound on a status message, in bytes of its percent-encoded form. */
+  static final int MAX_MESSAGE_BYTES = 4_096;
+
+  private static StatusException bounded(StatusException e) {
+    String message = e.message();
+    return message == null || encodedLength(message, message.length()) <= MAX_MESSAGE_BYTES
+        ? e : new StatusException(e.status(), excerpt(message));
+  }
+
+  static String excerpt(String message) {
+    if (message == null || encodedLength(message, message.length()) <= MAX_MESSAGE_BYTES) {
+      return message;
+    }
+    // Worst case for the note: "... [2147483647 characters left out] ..." percent-encoded.
+    int budget = MAX_MESSAGE_BYTES - 160;
+    int head = prefixWithin(message, budget * 3 / 4);
+    int tail = suffixWithin(message, budget - encodedLength(message, head));
+    return message.substring(0, head) + " ... [" + (tail - head) + " characters left out] ... "
+        + message.substring(tail);
+  }
+
+  // How many leading characters fit in the budget, never splitting a surrogate pair.
+  private static int prefixWithin(String s, int budget) {
+    int used = 0;
+    int i = 0;
+    while (i < s.length()) {
+      int cp = s.codePointAt(i);
+      used += encodedLength(cp);
+      if (used > budget) {
+        break;
+      }
+      i += Character.charCount(cp);
+    }
+    return i;
+  }
+
+  // The start index of the longest suffix that fits in the budget.
+  private static int suffixWithin(String s, int budget) {
+    int used = 0;
+    int i = s.length();
+    while (i > 0) {
+      int cp = s.codePointBefore(i);
+      used += encodedLength(cp);
+      if (used > budget) {
+        break;
+      }
+      i -= Character.charCount(cp);
+    }
+    return i;
+  }
+
+  private static int encodedLength(String s, int end) {
+    int bytes = 0;
+    for (int i = 0; i < end; ) {
+      int cp = s.codePointAt(i);
+      bytes += encodedLength(cp);
+      i += Character.charCount(cp);
+    }
+    return bytes;
+  }
+
+  // Vert.x percent-encodes every byte but ASCII letters, digits and ".-*_".
+  private static int encodedLength(int cp) {
+    if (cp < 0x80) {
+      return Character.isLetterOrDigit(cp) || cp == '.' || cp == '-' || cp == '*' || cp == '_'
+          ? 1 : 3;
+    }
+    return 3 * (cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
   }
 }

@@ -8,7 +8,9 @@ import com.google.protobuf.MessageOrBuilder;
 import dev.lake.catalog.TableIdent;
 import dev.lake.exec.QueryControl;
 import dev.lake.sql.PreparedQuery;
+import dev.lake.sql.PlanningControl;
 import dev.lake.sql.SqlEngine;
+import dev.lake.sql.StatementLimits;
 import io.vertx.core.Context;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -45,6 +47,8 @@ final class FlightSqlService {
   static final ServiceName SERVICE = ServiceName.create("arrow.flight.protocol", "FlightService");
   static final String CREATE_PREPARED_STATEMENT = "CreatePreparedStatement";
   static final String CLOSE_PREPARED_STATEMENT = "ClosePreparedStatement";
+  /** What a Flight SQL command or action body may carry beyond its statement's text. */
+  static final int COMMAND_OVERHEAD_BYTES = 65_536;
 
   private final SqlEngine sqlEngine;
   private final MetadataCommands metadata;
@@ -56,24 +60,26 @@ final class FlightSqlService {
   private final long maxIngestBytes;
   private final long maxBytesInFlight;
   private final Duration queryTimeout;
+  private final StatementLimits limits;
   private final AtomicLong callIds = new AtomicLong();
   private final PreparedStatements preparedStatements;
 
   /** @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
       ExecutorService workers, BufferAllocator allocator, long maxIngestBytes,
-      long maxBytesInFlight, Duration queryTimeout) {
+      long maxBytesInFlight, Duration queryTimeout, StatementLimits limits) {
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
     this.sessions = new SessionOptions(metadata.catalog());
     this.ingestor = ingestor;
-    this.updates = new UpdateCommands(sqlEngine, workers, maxIngestBytes);
     this.workers = workers;
     this.allocator = allocator;
     this.maxIngestBytes = maxIngestBytes;
     this.maxBytesInFlight = maxBytesInFlight;
     this.queryTimeout = queryTimeout;
-    this.preparedStatements = new PreparedStatements(sqlEngine, workers, allocator);
+    this.limits = limits;
+    this.updates = new UpdateCommands(sqlEngine, workers, maxIngestBytes, limits);
+    this.preparedStatements = new PreparedStatements(sqlEngine, workers, allocator, limits);
   }
 
   void register(GrpcServer server) {
@@ -155,7 +161,7 @@ final class FlightSqlService {
       if (query.hasTransactionId()) {
         throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
       }
-      PreparedQuery planned = sqlEngine.prepare(query.getQuery(), Map.of(), defaultSchema);
+      PreparedQuery planned = plan(query.getQuery(), defaultSchema);
       PreparedStatements.requireNoParameters(planned);
       schema = ColumnMetadata.of(planned);
       ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins(), defaultSchema);
@@ -186,13 +192,12 @@ final class FlightSqlService {
     Any command = command(descriptor);
     Schema schema;
     if (command.is(FlightSql.CommandStatementQuery.class)) {
-      schema = ColumnMetadata.of(sqlEngine.prepare(
-          command.unpack(FlightSql.CommandStatementQuery.class).getQuery(), Map.of(),
-          defaultSchema));
+      schema = ColumnMetadata.of(plan(
+          command.unpack(FlightSql.CommandStatementQuery.class).getQuery(), defaultSchema));
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
-      schema = ColumnMetadata.of(sqlEngine.prepare(TicketCodec.decodeHandle(command
+      schema = ColumnMetadata.of(plan(TicketCodec.decodeHandle(command
           .unpack(FlightSql.CommandPreparedStatementQuery.class)
-          .getPreparedStatementHandle().toByteArray()), Map.of(), defaultSchema));
+          .getPreparedStatementHandle().toByteArray()), defaultSchema));
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
     } else {
@@ -225,7 +230,10 @@ final class FlightSqlService {
         case TicketCodec.QueryTicket query when !query.parameters().isEmpty() ->
             () -> preparedStatements.open(query, control);
         case TicketCodec.QueryTicket query -> () -> {
-          PreparedQuery planned = sqlEngine.prepare(query.sql(), query.pins(), query.defaultSchema());
+          // Tickets are not sealed yet: one could carry any text, so it meets the limits again.
+          limits.check(query.sql());
+          PreparedQuery planned = PlanningControl.call(control,
+              () -> sqlEngine.prepare(query.sql(), query.pins(), query.defaultSchema()));
           return new QueryResultSource(planned, allocator.newChildAllocator(
               "doget-" + id, 0, Long.MAX_VALUE), control);
         };
@@ -235,7 +243,8 @@ final class FlightSqlService {
           }
           try (BufferAllocator scratch =
               allocator.newChildAllocator("doget-" + id, 0, Long.MAX_VALUE)) {
-            return QueryResultSource.of(metadata.answer(command.command(), scratch));
+            return QueryResultSource.of(PlanningControl.call(control,
+                () -> metadata.answer(command.command(), scratch)));
           }
         };
       };
@@ -248,8 +257,9 @@ final class FlightSqlService {
   }
 
   /**
-   * A DoGet's time limit in ms, or 0 for none: the call's gRPC deadline or the server's query
-   * timeout, whichever is sooner, both counted from the call's start.
+   * A call's time limit in ms (DoGet, GetFlightInfo, GetSchema, DoAction), or 0 for none: the
+   * call's gRPC deadline or the server's query timeout, whichever is sooner, both counted from
+   * the call's start.
    */
   private long deadlineMillis(long clientTimeoutMillis) {
     long server = queryTimeout == null ? 0 : queryTimeout.toMillis();
@@ -352,7 +362,8 @@ final class FlightSqlService {
       Flight.Action action = ar.result();
       List<String> cookies = cookies(request);
       if (SessionOptions.handles(action.getType())) {
-        offload(context, request.response(), () -> sessions.run(action, cookies), reply -> {
+        new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+            () -> sessions.run(action, cookies), reply -> {
           GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
           if (reply.setCookie() != null) {
             response.headers().add("set-cookie", reply.setCookie());
@@ -362,7 +373,8 @@ final class FlightSqlService {
         });
         return;
       }
-      offload(context, request.response(), () -> runAction(action, cookies), results -> {
+      new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+          () -> runAction(action, cookies), results -> {
         GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
         results.forEach(response::write);
         response.end();
@@ -379,6 +391,7 @@ final class FlightSqlService {
         if (create.hasTransactionId()) {
           throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
         }
+        limits.check(create.getQuery());
         if (updates.isUpdate(create.getQuery())) {
           return List.of(updates.prepare(create));
         }
@@ -405,12 +418,33 @@ final class FlightSqlService {
     return List.copyOf(request.headers().getAll("cookie"));
   }
 
-  private static Any actionBody(Flight.Action action) {
+  private Any actionBody(Flight.Action action) {
+    checkCommandSize(action.getBody().size(), "the body of action '" + action.getType() + "'");
     try {
       return Any.parseFrom(action.getBody());
     } catch (InvalidProtocolBufferException e) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "the body of action '" + action.getType() + "' is not a Flight SQL message");
+    }
+  }
+
+  // ---- limits ------------------------------------------------------------------------------
+
+  /**
+   * Plans {@code sql} (latest table versions, bare names in {@code defaultSchema} first) after
+   * checking it against the statement limits.
+   */
+  private PreparedQuery plan(String sql, String defaultSchema) {
+    limits.check(sql);
+    return sqlEngine.prepare(sql, Map.of(), defaultSchema);
+  }
+
+  private void checkCommandSize(int bytes, String what) {
+    long limit = (long) limits.maxStatementBytes() + COMMAND_OVERHEAD_BYTES;
+    if (bytes > limit) {
+      throw ErrorMapper.status(GrpcStatus.RESOURCE_EXHAUSTED, String.format(java.util.Locale.ROOT,
+          "%s is %,d bytes; the limit is %,d bytes (command bytes: the statement limit + %,d)",
+          what, bytes, limit, COMMAND_OVERHEAD_BYTES));
     }
   }
 
@@ -429,8 +463,8 @@ final class FlightSqlService {
         return;
       }
       Req message = ar.result();
-      offload(context, request.response(), () -> work.apply(message),
-          result -> request.response().end(result));
+      new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+          () -> work.apply(message), result -> request.response().end(result));
     });
   }
 
@@ -459,11 +493,12 @@ final class FlightSqlService {
         method + " is not supported by lake"));
   }
 
-  private static Any command(Flight.FlightDescriptor descriptor) {
+  private Any command(Flight.FlightDescriptor descriptor) {
     if (descriptor.getType() != Flight.FlightDescriptor.DescriptorType.CMD) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "lake serves Flight SQL commands; PATH descriptors are not supported");
     }
+    checkCommandSize(descriptor.getCmd().size(), "the descriptor's command");
     try {
       return Any.parseFrom(descriptor.getCmd());
     } catch (InvalidProtocolBufferException e) {

@@ -2,6 +2,7 @@ package dev.lake.flight;
 
 import dev.lake.catalog.Catalog;
 import dev.lake.sql.SqlEngine;
+import dev.lake.sql.StatementLimits;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -40,6 +41,7 @@ import org.slf4j.LoggerFactory;
 public final class LakeFlightServer implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(LakeFlightServer.class);
+  static final long DEFAULT_WORKER_STACK_BYTES = 64L << 20;
   /** Version reported in GetSqlInfo. */
   static final String VERSION = "0.1.0";
 
@@ -57,7 +59,9 @@ public final class LakeFlightServer implements AutoCloseable {
     AtomicInteger threads = new AtomicInteger();
     this.workers = new ThreadPoolExecutor(builder.workerThreads, builder.workerThreads,
         0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(builder.workerQueue), task -> {
-          Thread thread = new Thread(task, "lake-flight-worker-" + threads.incrementAndGet());
+          // A stated stack, so the statement limits' depth is measured against a known size.
+          Thread thread = new Thread(null, task, "lake-flight-worker-" + threads.incrementAndGet(),
+              builder.workerStackBytes);
           thread.setDaemon(true);
           return thread;
         });
@@ -81,7 +85,8 @@ public final class LakeFlightServer implements AutoCloseable {
     }
     FlightSqlService service = new FlightSqlService(config.sqlEngine,
         new MetadataCommands(config.catalog, SqlInfos.create(VERSION)), new Ingestor(config.catalog), workers,
-        allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout);
+        allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout,
+        config.statementLimits);
     GrpcServer grpc = GrpcServer.server(vertx,
         new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes));
     service.register(grpc);
@@ -115,6 +120,11 @@ public final class LakeFlightServer implements AutoCloseable {
       throw new IllegalStateException("server not started");
     }
     return port;
+  }
+
+  /** Worker threads running a task now (planning, executing, ingesting); for tests. */
+  int activeWorkers() {
+    return workers.getActiveCount();
   }
 
   /**
@@ -182,8 +192,38 @@ public final class LakeFlightServer implements AutoCloseable {
     private long maxBytesInFlight = 8L << 20;
     private Duration shutdownGrace = Duration.ofSeconds(10);
     private Duration queryTimeout;
+    private StatementLimits statementLimits = StatementLimits.DEFAULTS;
+    private long workerStackBytes = DEFAULT_WORKER_STACK_BYTES;
 
     private Builder() {}
+
+    /**
+     * The limits every statement's text is checked against before it is parsed (statement
+     * bytes, expression depth, select-list width, list terms, identifier length); default
+     * {@link StatementLimits#DEFAULTS}. A statement over one is refused with {@code
+     * RESOURCE_EXHAUSTED} (an over-long identifier with {@code INVALID_ARGUMENT}) naming it.
+     * Flight SQL commands and action bodies may be at most the statement limit plus
+     * {@value FlightSqlService#COMMAND_OVERHEAD_BYTES} bytes.
+     *
+     * @throws IllegalArgumentException if the statement limit is over 16 MiB (the most a ticket
+     *     carries) or does not fit, with its command, in {@link #maxMessageBytes} (checked by
+     *     {@link #build()})
+     */
+    public Builder statementLimits(StatementLimits limits) {
+      this.statementLimits = Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /**
+     * The stack of each worker thread, which parses and plans statements; default 64 MiB (address
+     * space reserved, memory used only as deep as a statement goes). The default expression depth
+     * limit was measured to need well under a quarter of it (docs/architecture.md); a smaller stack
+     * needs a smaller {@link StatementLimits#maxDepth()}.
+     */
+    public Builder workerStackBytes(long bytes) {
+      this.workerStackBytes = positive(bytes, "workerStackBytes");
+      return this;
+    }
 
     /** The registry served; the server neither opens nor closes it. */
     public Builder catalog(Catalog catalog) {
@@ -288,6 +328,16 @@ public final class LakeFlightServer implements AutoCloseable {
     public LakeFlightServer build() {
       if (catalog == null || sqlEngine == null || allocator == null) {
         throw new IllegalStateException("catalog, sqlEngine and allocator are required");
+      }
+      long statement = statementLimits.maxStatementBytes();
+      if (statement > TicketCodec.MAX_TEXT) {
+        throw new IllegalArgumentException("the statement limit " + statement
+            + " is over the " + TicketCodec.MAX_TEXT + " bytes a ticket carries");
+      }
+      if (2 * (statement + FlightSqlService.COMMAND_OVERHEAD_BYTES) > maxMessageBytes) {
+        throw new IllegalArgumentException("maxMessageBytes " + maxMessageBytes
+            + " cannot hold a GetFlightInfo answer (descriptor and ticket) for a statement of "
+            + statement + " bytes");
       }
       return new LakeFlightServer(this);
     }

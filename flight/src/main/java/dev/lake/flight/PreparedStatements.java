@@ -82,11 +82,14 @@ final class PreparedStatements {
   static final long MAX_PUT_BYTES = 4L << 20;
 
   private final SqlEngine sqlEngine;
+  private final dev.lake.sql.StatementLimits limits;
   private final ExecutorService workers;
   private final BufferAllocator allocator;
   private final AtomicLong ids = new AtomicLong();
 
-  PreparedStatements(SqlEngine sqlEngine, ExecutorService workers, BufferAllocator allocator) {
+  PreparedStatements(SqlEngine sqlEngine, ExecutorService workers, BufferAllocator allocator,
+      dev.lake.sql.StatementLimits limits) {
+    this.limits = limits;
     this.sqlEngine = sqlEngine;
     this.workers = workers;
     this.allocator = allocator;
@@ -134,6 +137,8 @@ final class PreparedStatements {
   Planned flightInfo(FlightSql.CommandPreparedStatementQuery command, String defaultSchema) {
     TicketCodec.Handle handle = TicketCodec.decodePreparedHandle(
         command.getPreparedStatementHandle().toByteArray());
+    // Handles are not sealed yet: one could carry any text, so it meets the limits again.
+    limits.check(handle.sql());
     if (handle.parameters().isEmpty()) {
       // Planned again here so the ticket pins the versions current at execution, not at prepare.
       PreparedQuery planned = sqlEngine.prepare(handle.sql(), Map.of(), defaultSchema);
@@ -174,6 +179,8 @@ final class PreparedStatements {
       FlightSql.CommandPreparedStatementQuery command, String defaultSchema) {
     TicketCodec.Handle handle = TicketCodec.decodePreparedHandle(
         command.getPreparedStatementHandle().toByteArray());
+    // Handles are not sealed yet: one could carry any text, so it meets the limits again.
+    limits.check(handle.sql());
     return new BindCall(context, request, handle.sql(), defaultSchema);
   }
 

@@ -51,9 +51,15 @@ final class TicketCodec {
   private static final byte KIND_BOUND_QUERY = 3;
   private static final byte KIND_QUERY = 1;
   private static final byte KIND_COMMAND = 2;
-  // A ticket far larger than any SQL a client could send is corrupt or hostile; refuse before allocating.
-  private static final int MAX_TEXT = 16 << 20;
-  private static final int MAX_PINS = 65_536;
+  /**
+   * The most bytes of SQL or of a command a ticket or handle carries. Decoding refuses more before
+   * allocating (such a ticket is corrupt or hostile), and encoding refuses to write what decoding
+   * would refuse, so whatever {@code GetFlightInfo} answers with a ticket can be redeemed. The
+   * server's statement limit is at most this ({@link LakeFlightServer.Builder#statementLimits}).
+   */
+  static final int MAX_TEXT = 16 << 20;
+  static final int MAX_PINS = 65_536;
+  private static final int MAX_NAME = 0xffff;
 
   private TicketCodec() {}
 
@@ -110,6 +116,22 @@ final class TicketCodec {
     }
   }
 
+  /**
+   * Thrown when what a ticket or handle would carry is larger than {@link #decodeTicket} or
+   * {@link #decodeHandle} accept, so no unredeemable ticket is ever handed out.
+   */
+  static final class TicketTooLargeException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    TicketTooLargeException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * @throws TicketTooLargeException if the SQL is over {@link #MAX_TEXT} bytes, there are over
+   *     {@link #MAX_PINS} pins or a pinned name is over 65,535 bytes
+   */
   static byte[] encodeQuery(String sql, Map<TableName, Version> pins) {
     return encodeQuery(sql, pins, ByteString.EMPTY, null);
   }
@@ -119,7 +141,12 @@ final class TicketCodec {
     return encodeQuery(sql, pins, parameters, null);
   }
 
-  /** A query ticket whose bare table names resolve in {@code defaultSchema} (null: none) first. */
+  /**
+   * A query ticket whose bare table names resolve in {@code defaultSchema} (null: none) first.
+   *
+   * @throws TicketTooLargeException as {@link #encodeQuery(String, Map)}, or if the default
+   *     schema's name is over 65,535 bytes
+   */
   static byte[] encodeQuery(String sql, Map<TableName, Version> pins, String defaultSchema) {
     return encodeQuery(sql, pins, ByteString.EMPTY, defaultSchema);
   }
@@ -127,15 +154,23 @@ final class TicketCodec {
   /**
    * A query ticket that runs {@code sql} once per row of the bound {@code parameters} (empty:
    * once), bare table names looked up in {@code defaultSchema} (null: none) first.
+   *
+   * @throws TicketTooLargeException if the ticket would be larger than {@link #decodeTicket} takes
    */
   static byte[] encodeQuery(String sql, Map<TableName, Version> pins, ByteString parameters,
       String defaultSchema) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + sql.length() + parameters.size());
+    byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+    checkText(text.length, "the statement");
+    checkText(parameters.size(), "the bound parameter values");
+    if (pins.size() > MAX_PINS) {
+      throw new TicketTooLargeException("the statement reads " + pins.size()
+          + " tables; a ticket pins at most " + MAX_PINS);
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + text.length + parameters.size());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.write(TICKET_MAGIC);
       out.writeByte(FORMAT);
       out.writeByte(parameters.isEmpty() ? KIND_QUERY : KIND_BOUND_QUERY);
-      byte[] text = sql.getBytes(StandardCharsets.UTF_8);
       out.writeInt(text.length);
       out.write(text);
       out.writeInt(pins.size());
@@ -157,8 +192,10 @@ final class TicketCodec {
     return bytes.toByteArray();
   }
 
+  /** @throws TicketTooLargeException if the command is over {@link #MAX_TEXT} bytes */
   static byte[] encodeCommand(Any command) {
     byte[] body = command.toByteArray();
+    checkText(body.length, "the command");
     ByteBuffer buffer = ByteBuffer.allocate(TICKET_MAGIC.length + 2 + 4 + body.length);
     buffer.put(TICKET_MAGIC).put(FORMAT).put(KIND_COMMAND).putInt(body.length).put(body);
     return buffer.array();
@@ -194,8 +231,10 @@ final class TicketCodec {
     }
   }
 
+  /** @throws TicketTooLargeException if the SQL is over {@link #MAX_TEXT} bytes */
   static byte[] encodeHandle(String sql) {
     byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+    checkText(text.length, "the statement");
     return ByteBuffer.allocate(HANDLE_MAGIC.length + 1 + text.length)
         .put(HANDLE_MAGIC).put(FORMAT).put(text).array();
   }
@@ -295,10 +334,18 @@ final class TicketCodec {
         .toString();
   }
 
+  private static void checkText(int bytes, String what) {
+    if (bytes > MAX_TEXT) {
+      throw new TicketTooLargeException(what + " is " + bytes + " bytes; a ticket carries at most "
+          + MAX_TEXT + " bytes (ticket size)");
+    }
+  }
+
   private static void writeShortText(DataOutputStream out, String text) throws IOException {
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    if (bytes.length > 0xffff) {
-      throw new IllegalArgumentException("identifier too long for a ticket: " + text);
+    if (bytes.length > MAX_NAME) {
+      throw new TicketTooLargeException("a table or schema name of " + bytes.length
+          + " bytes does not fit a ticket (at most " + MAX_NAME + ")");
     }
     out.writeShort(bytes.length);
     out.write(bytes);

@@ -41,7 +41,11 @@ final class UpdateCommands {
   private final Executor workers;
   private final long maxBytes;
 
-  UpdateCommands(SqlEngine sqlEngine, Executor workers, long maxBytes) {
+  private final dev.lake.sql.StatementLimits limits;
+
+  UpdateCommands(SqlEngine sqlEngine, Executor workers, long maxBytes,
+      dev.lake.sql.StatementLimits limits) {
+    this.limits = limits;
     this.sqlEngine = sqlEngine;
     this.workers = workers;
     this.maxBytes = maxBytes;
@@ -196,6 +200,7 @@ final class UpdateCommands {
 
     /** Worker thread. */
     private long run() throws java.io.IOException {
+      limits.check(sql);
       PreparedUpdate update = sqlEngine.prepareUpdate(sql);
       if (messages.isEmpty()) {
         return update.execute(allocator);

@@ -120,4 +120,44 @@ class ErrorMapperTest {
   private static StatusException map(Throwable e) {
     return ErrorMapper.toStatus(e);
   }
+
+  @Test
+  void aHugeMessageKeepsItsStartAndEndWithinTheTrailerBound() {
+    String message = "column '" + "x".repeat(1_000_000) + "' not found (line 1, column 8)";
+    StatusException status = ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, message);
+    String bounded = status.message();
+    assertTrue(java.net.URLEncoder.encode(bounded, java.nio.charset.StandardCharsets.UTF_8).length()
+        <= ErrorMapper.MAX_MESSAGE_BYTES, "encoded length of " + bounded.length() + " characters");
+    assertTrue(bounded.startsWith("column 'xxx"), bounded);
+    assertTrue(bounded.endsWith("' not found (line 1, column 8)"), bounded);
+    assertTrue(bounded.contains("characters left out"), bounded);
+    // Thrown elsewhere as a StatusException, it is bounded all the same.
+    StatusException passed = ErrorMapper.toStatus(new StatusException(GrpcStatus.NOT_FOUND, message));
+    assertEquals(GrpcStatus.NOT_FOUND, passed.status());
+    assertEquals(bounded, passed.message());
+  }
+
+  @Test
+  void cuttingNeverSplitsASurrogatePair() {
+    String message = "\ud83d\ude00".repeat(100_000);
+    String bounded = ErrorMapper.excerpt(message);
+    for (int i = 0; i < bounded.length(); i++) {
+      char c = bounded.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        assertTrue(i + 1 < bounded.length() && Character.isLowSurrogate(bounded.charAt(i + 1)), "at " + i);
+      } else {
+        assertFalse(Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(bounded.charAt(i - 1))), "at " + i);
+      }
+    }
+    assertEquals("short", ErrorMapper.excerpt("short"));
+  }
+
+  @Test
+  void malformedProtobufIsInvalidArgumentAndAStackOverflowIsResourceExhausted() {
+    assertEquals(GrpcStatus.INVALID_ARGUMENT,
+        map(new com.google.protobuf.InvalidProtocolBufferException("Protocol message had invalid UTF-8.")).status());
+    assertEquals(GrpcStatus.RESOURCE_EXHAUSTED, ErrorMapper.toStatus(new StackOverflowError()).status());
+    assertEquals(GrpcStatus.RESOURCE_EXHAUSTED,
+        map(new TicketCodec.TicketTooLargeException("too large")).status());
+  }
 }

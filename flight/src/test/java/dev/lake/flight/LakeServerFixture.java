@@ -4,11 +4,13 @@ import dev.lake.catalog.Catalog;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
 import dev.lake.metastore.rocksdb.RocksDbMetaStore;
+import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.SqlEngine;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.sql.FlightSqlClient;
@@ -41,13 +43,24 @@ final class LakeServerFixture implements AutoCloseable {
 
   /** With {@code sqlThreads} workers per query plan (1: batches stream in scan order). */
   LakeServerFixture(Path directory, LakeFlightServer.Builder builder, int sqlThreads) {
+    this(directory, builder, sqlThreads, UnaryOperator.identity());
+  }
+
+  /** @param sqlCatalog wraps the catalog the server's SQL engine plans over (a test hook) */
+  LakeServerFixture(Path directory, LakeFlightServer.Builder builder,
+      UnaryOperator<SqlCatalog> sqlCatalog) {
+    this(directory, builder, Runtime.getRuntime().availableProcessors(), sqlCatalog);
+  }
+
+  private LakeServerFixture(Path directory, LakeFlightServer.Builder builder, int sqlThreads,
+      UnaryOperator<SqlCatalog> sqlCatalog) {
     store = RocksDbMetaStore.open(directory.resolve("meta"));
     for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
       engines.put(factory.name(), factory.create(Map.of()));
     }
     catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
     server = builder.catalog(catalog)
-        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog), Long.MAX_VALUE,
+        .sqlEngine(new SqlEngine(sqlCatalog.apply(new CatalogSqlCatalog(catalog)), Long.MAX_VALUE,
             sqlThreads))
         .allocator(root)
         .workerThreads(4)

@@ -89,4 +89,17 @@ class TicketCodecTest {
     assertThrows(TicketCodec.InvalidTicketException.class,
         () -> TicketCodec.decodeHandle(new byte[] {'L', 'K', 'P', 1, (byte) 0xff}));
   }
+
+  @Test
+  void whatWouldNotDecodeIsNeverEncoded() {
+    String atLimit = "x".repeat(TicketCodec.MAX_TEXT);
+    assertEquals(atLimit, TicketCodec.decodeHandle(TicketCodec.encodeHandle(atLimit)));
+    TicketCodec.Ticket ticket = TicketCodec.decodeTicket(TicketCodec.encodeQuery(atLimit, Map.of()));
+    assertEquals(atLimit, ((TicketCodec.QueryTicket) ticket).sql());
+    String over = atLimit + "x";
+    assertThrows(TicketCodec.TicketTooLargeException.class, () -> TicketCodec.encodeQuery(over, Map.of()));
+    assertThrows(TicketCodec.TicketTooLargeException.class, () -> TicketCodec.encodeHandle(over));
+    assertThrows(TicketCodec.TicketTooLargeException.class, () -> TicketCodec.encodeQuery("SELECT 1",
+        Map.of(new dev.lake.sql.TableName("s", "t".repeat(70_000)), dev.lake.engine.Version.of(1))));
+  }
 }
