@@ -62,22 +62,30 @@ final class StatementRunner {
       // Arrow wraps an interrupted wait (Ctrl-C at an unlucky moment) or a malformed reply in a
       // plain RuntimeException; neither is worth a stack trace
       out.flush();
-      err.println(cancellation.requested()
-          ? "ERROR: CANCELLED: the statement was cancelled (Ctrl-C)"
-          : "ERROR: UNKNOWN: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
-      err.flush();
+      if (cancellation.requested()) {
+        cancelled();
+      } else {
+        err.println("ERROR: UNKNOWN: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+        err.flush();
+      }
       return Result.FAILED;
     } finally {
       cancellation.end();
     }
   }
 
+  /** The terminal echoed ^C where the cursor was: the message goes on a line of its own. */
+  private void cancelled() {
+    err.println();
+    err.println("ERROR: CANCELLED: the statement was cancelled (Ctrl-C)");
+    err.flush();
+  }
+
   private Result report(FlightRuntimeException e) {
     String code = grpcCode(e);
     String message = e.status().description();
     if (cancellation.requested() && e.status().code() == FlightStatusCode.CANCELLED) {
-      err.println("ERROR: CANCELLED: the statement was cancelled (Ctrl-C)");
-      err.flush();
+      cancelled();
       return Result.FAILED;
     }
     if (e.status().code() == FlightStatusCode.UNAVAILABLE) {
