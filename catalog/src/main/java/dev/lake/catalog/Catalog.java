@@ -288,18 +288,7 @@ public final class Catalog implements AutoCloseable {
    * @throws EngineException if the engine fails; no version became visible in the registry
    */
   public Version append(TableIdent ident, AppendOperation operation, ArrowReader batches) {
-    ReentrantLock lock = lockFor(ident);
-    lock.lock();
-    try {
-      String key = RegistryCodec.tableKey(ident);
-      byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
-      TableEntry entry = RegistryCodec.decode(key, bytes);
-      Version version = handle(entry).append(operation, batches);
-      advance(bytes, entry, version);
-      return version;
-    } finally {
-      lock.unlock();
-    }
+    return append(ident, Optional.empty(), operation, batches);
   }
 
   /**
@@ -350,13 +339,18 @@ public final class Catalog implements AutoCloseable {
    */
   public Version append(TableIdent ident, TableLocation expected, AppendOperation operation,
       ArrowReader batches) {
+    return append(ident, Optional.of(expected), operation, batches);
+  }
+
+  private Version append(TableIdent ident, Optional<TableLocation> expected,
+      AppendOperation operation, ArrowReader batches) {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
       String key = RegistryCodec.tableKey(ident);
       byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
       TableEntry entry = RegistryCodec.decode(key, bytes);
-      if (!entry.location().equals(expected)) {
+      if (expected.isPresent() && !entry.location().equals(expected.get())) {
         throw new TableNotFoundException(ident);
       }
       Version version = handle(entry).append(operation, batches);
