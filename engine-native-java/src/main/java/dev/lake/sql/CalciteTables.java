@@ -1,5 +1,7 @@
 package dev.lake.sql;
 
+import org.apache.calcite.sql.SqlNode;
+
 import dev.lake.engine.Snapshot;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.Version;
@@ -39,6 +41,24 @@ final class CalciteTables {
   CalciteTables(SqlCatalog catalog, Map<TableName, Version> pins) {
     this.catalog = catalog;
     this.pins = pins;
+  }
+
+  private final Map<String, org.apache.calcite.sql.parser.SqlParserPos> versionPositions = new HashMap<>();
+
+  /**
+   * Where the statement names each {@code table@n}, so that a version that does not exist is
+   * reported at its place in the text.
+   */
+  void versionsAt(SqlNode statement) {
+    statement.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
+      @Override
+      public Void visit(org.apache.calcite.sql.SqlIdentifier id) {
+        if (id.names.getLast().contains(VERSION_MARK)) {
+          versionPositions.putIfAbsent(id.names.getLast(), id.getParserPosition());
+        }
+        return null;
+      }
+    });
   }
 
   /** The tables resolved so far. */
@@ -177,8 +197,10 @@ final class CalciteTables {
     try {
       snapshot = handle.get().snapshot(version);
     } catch (VersionNotFoundException e) {
+      org.apache.calcite.sql.parser.SqlParserPos at = mark > 0 ? versionPositions.get(nameWithVersion) : null;
       throw new SqlException(SqlException.Kind.VERSION_NOT_FOUND,
-          "version " + version + " of table " + SqlCatalog.LAKE + "." + name + " not found", 0, 0, e);
+          "version " + version + " of table " + SqlCatalog.LAKE + "." + name + " not found",
+          at == null ? 0 : at.getLineNum(), at == null ? 0 : at.getColumnNum(), e);
     }
     LakeTable table = new LakeTable(name, version, snapshot);
     opened.put(key, table);

@@ -32,11 +32,6 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
 final class FunctionSyntax {
   private FunctionSyntax() {}
 
-  /**
-   * The functions the single-table binder computes itself; every other function call is planned
-   * relationally, through the registry ({@link #callsRegistry}).
-   */
-  private static final Set<String> BINDER_FUNCTIONS = Set.of("count", "sum", "avg", "min", "max", "coalesce", "mod");
 
   /** Rewrites {@code node}'s special spellings in place (and returns it). */
   static SqlNode rewrite(SqlNode node) {
@@ -110,34 +105,5 @@ final class FunctionSyntax {
 
   private static org.apache.calcite.sql.SqlOperator registry(ScalarFunction f) {
     return FunctionOperators.operator(f);
-  }
-
-  /**
-   * Whether {@code statement} calls a function the single-table binder does not compute: a
-   * function of the registry (or one of its special spellings), or a function nobody defines,
-   * whose refusal names the closest functions. Such statements are planned relationally.
-   */
-  static boolean callsRegistry(SqlNode statement) {
-    FunctionRegistry registry = FunctionOperators.registry();
-    boolean[] found = {false};
-    statement.accept(new SqlBasicVisitor<Void>() {
-      @Override
-      public Void visit(SqlCall call) {
-        var op = call.getOperator();
-        String name = op.getName().toLowerCase(Locale.ROOT);
-        boolean function = op instanceof SqlUnresolvedFunction
-            || op.getSyntax() == SqlSyntax.FUNCTION && !op.isAggregator();
-        if (op instanceof SqlTrimFunction || call.getKind() == SqlKind.POSITION
-            || op == SqlStdOperatorTable.SUBSTRING || op == SqlStdOperatorTable.CEIL
-            || op == SqlStdOperatorTable.FLOOR || op == SqlStdOperatorTable.CONCAT
-            || op == SqlLibraryOperators.ILIKE || op == SqlLibraryOperators.NOT_ILIKE
-            || registry.lookup(name).isPresent() && !BINDER_FUNCTIONS.contains(name)
-            || function && !BINDER_FUNCTIONS.contains(name)) {
-          found[0] = true;
-        }
-        return super.visit(call);
-      }
-    });
-    return found[0];
   }
 }

@@ -32,9 +32,51 @@ import org.apache.calcite.sql.validate.SqlValidatorScope;
  */
 final class LakeValidator extends SqlValidatorImpl {
 
+  private final SqlCatalog catalog;
+  private final CalciteTables tables;
+
+  /** @param catalog and {@code tables}: what errors about unknown names are checked against */
   LakeValidator(SqlOperatorTable opTab, SqlValidatorCatalogReader catalogReader,
-      RelDataTypeFactory typeFactory, Config config) {
+      RelDataTypeFactory typeFactory, SqlCatalog catalog, CalciteTables tables, Config config) {
     super(opTab, catalogReader, typeFactory, config);
+    this.catalog = catalog;
+    this.tables = tables;
+  }
+
+  /** Errors about names and grouping in lake's words and statuses ({@link ValidationErrors}). */
+  @Override
+  public org.apache.calcite.runtime.CalciteContextException newValidationError(SqlNode node,
+      org.apache.calcite.runtime.Resources.ExInst<org.apache.calcite.sql.validate.SqlValidatorException> e) {
+    org.apache.calcite.runtime.CalciteContextException lake =
+        ValidationErrors.translate(node, e, this, catalog, tables.opened().values());
+    return lake != null ? lake : super.newValidationError(node, e);
+  }
+
+  /**
+   * Casts as PostgreSQL allows them beyond Calcite's rules: BOOLEAN to the integer types ({@code CAST(success AS INTEGER)} is 1 or 0).
+   */
+  @Override
+  public org.apache.calcite.sql.type.SqlTypeMappingRule getTypeMappingRule() {
+    return config().conformance().allowLenientCoercion() ? LENIENT_CASTS : CASTS;
+  }
+
+  private static final org.apache.calcite.sql.type.SqlTypeMappingRule CASTS =
+      castRule(org.apache.calcite.sql.type.SqlTypeCoercionRule.instance());
+  private static final org.apache.calcite.sql.type.SqlTypeMappingRule LENIENT_CASTS =
+      castRule(org.apache.calcite.sql.type.SqlTypeCoercionRule.lenientInstance());
+
+  private static org.apache.calcite.sql.type.SqlTypeMappingRule castRule(
+      org.apache.calcite.sql.type.SqlTypeMappingRule calcite) {
+    var base = calcite.getTypeMapping();
+    java.util.Map<SqlTypeName, com.google.common.collect.ImmutableSet<SqlTypeName>> rules =
+        new java.util.HashMap<>(base);
+    java.util.List<SqlTypeName> integers = java.util.List.of(SqlTypeName.TINYINT, SqlTypeName.SMALLINT,
+        SqlTypeName.INTEGER, SqlTypeName.BIGINT);
+    for (SqlTypeName t : integers) {
+      rules.put(t, com.google.common.collect.ImmutableSet.<SqlTypeName>builder()
+          .addAll(base.getOrDefault(t, com.google.common.collect.ImmutableSet.of())).add(SqlTypeName.BOOLEAN).build());
+    }
+    return org.apache.calcite.sql.type.SqlTypeCoercionRule.instance(rules);
   }
 
   @Override

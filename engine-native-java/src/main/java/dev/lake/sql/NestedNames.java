@@ -3,39 +3,30 @@ package dev.lake.sql;
 import dev.lake.exec.SqlType;
 import java.util.Collection;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * Says what is wrong with a dotted name into a struct column when Calcite could not resolve it,
- * which Calcite's own messages ("Column 'video.nope' not found in table 'episodes'", "Table 'id'
- * not found") do not: the struct that lacks the field and the fields it has, or the column or
+ * which Calcite's own errors (column not found in table, table not found) do not: the struct that lacks the field and the fields it has, or the column or
  * field that is not a struct at all.
  */
 final class NestedNames {
   private NestedNames() {}
 
-  private static final Pattern COLUMN = Pattern.compile("Column '([^']+)' not found in table '[^']*'");
-  private static final Pattern TABLE = Pattern.compile("Table '([^']+)' not found");
-
   /**
-   * The problem with the name in Calcite's {@code message}, when it is a path into a column of
-   * one of {@code tables}; null when the message is about something else.
+   * The problem with {@code name} (the dotted name Calcite could not resolve) when it is a path
+   * into a column of one of {@code tables}; null when it is about something else.
+   *
+   * @param accessed whether Calcite took the whole name for a table, that is, a field was taken
+   *     of it
    */
-  static String problem(String message, Collection<CalciteTables.LakeTable> tables) {
-    Matcher m = COLUMN.matcher(message);
-    Matcher t = TABLE.matcher(message);
-    String name = m.lookingAt() ? m.group(1) : t.lookingAt() ? t.group(1) : null;
-    if (name == null) {
-      return null;
-    }
+  static String problem(String name, boolean accessed, Collection<CalciteTables.LakeTable> tables) {
     List<String> parts = List.of(name.split("\\."));
     for (CalciteTables.LakeTable table : tables) {
       for (Field column : table.snapshot.schema().getFields()) {
         if (column.getName().equals(parts.getFirst())) {
-          String problem = walk(column, parts, t.lookingAt());
+          String problem = walk(column, parts, accessed);
           if (problem != null) {
             return problem;
           }

@@ -38,8 +38,8 @@ final class Pushdown {
           : new Literal(l.type().arrowType(), l.value());
       case Expr.Call c -> switch (c.op()) {
         case EQ, NE, LT, LE, GT, GE -> {
-          Expression left = translate(c.args().get(0), columns, false);
-          Expression right = translate(c.args().get(1), columns, false);
+          Expression left = operand(c.args().get(0), c.args().get(1), columns);
+          Expression right = operand(c.args().get(1), c.args().get(0), columns);
           yield left == null || right == null ? null
               : new Comparison(Comparison.Op.valueOf(c.op().name()), left, right);
         }
@@ -65,7 +65,7 @@ final class Pushdown {
             }
             terms.add(t);
           }
-          yield new Or(terms);
+          yield inList(terms);
         }
         case NOT -> {
           Expression t = translate(c.args().get(0), columns, false);
@@ -94,5 +94,38 @@ final class Pushdown {
       }
       default -> null;
     };
+  }
+
+  /**
+   * One side of a comparison; a decimal literal compared with a decimal column is given the
+   * column's type when it holds the value exactly (the validator widens both sides to a common
+   * type, the engine prunes by the column's own).
+   */
+  private static Expression operand(Expr side, Expr other, List<String> columns) {
+    if (side instanceof Expr.Literal l && other instanceof Expr.Column c && l.value() instanceof java.math.BigDecimal v
+        && l.type().kind() == dev.lake.exec.SqlType.Kind.DECIMAL && c.type() != null
+        && c.type().kind() == dev.lake.exec.SqlType.Kind.DECIMAL && v.scale() <= c.type().scale()) {
+      java.math.BigDecimal scaled = v.setScale(c.type().scale());
+      if (scaled.precision() <= c.type().precision()) {
+        return new Literal(c.type().arrowType(), scaled);
+      }
+    }
+    return translate(side, columns, false);
+  }
+
+  /** An OR of equalities between one column and literals is that column's IN list. */
+  private static Expression inList(List<Expression> terms) {
+    List<Literal> values = new ArrayList<>();
+    Expression column = null;
+    for (Expression t : terms) {
+      if (!(t instanceof Comparison cmp) || cmp.op() != Comparison.Op.EQ
+          || !(cmp.left() instanceof ColumnRef ref) || !(cmp.right() instanceof Literal value)
+          || (column != null && !column.equals(ref))) {
+        return new Or(terms);
+      }
+      column = ref;
+      values.add(value);
+    }
+    return terms.size() < 2 ? new Or(terms) : new In(column, values);
   }
 }

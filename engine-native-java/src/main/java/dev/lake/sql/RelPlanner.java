@@ -41,8 +41,8 @@ import org.apache.calcite.sql2rel.StandardConvertletTable;
 import org.apache.calcite.tools.RelBuilder;
 
 /**
- * Plans statements the single-table binder does not take (joins, subqueries, set operations,
- * derived tables, WITH): Calcite validates and converts the parse tree into a logical
+ * Plans every query (single-table ones, joins, subqueries, set operations, derived tables,
+ * WITH): Calcite validates and converts the parse tree into a logical
  * {@link RelNode} tree, removes subqueries, decorrelates, pushes filters and projections down and
  * orders joins by estimated size. The physical operators are lake's ({@link RelTranslator}).
  */
@@ -73,12 +73,12 @@ final class RelPlanner {
   Planned plan(SqlNode statement) {
     SqlKind kind = statement.getKind();
     if (!SqlKind.QUERY.contains(kind)) {
-      throw Binder.unsupported(kind.sql, statement);
+      throw SqlParsing.unsupported(kind.sql, statement);
     }
     Validation v = validate(rewriteVersions(statement));
     RelRoot relRoot = convert(v, v.validated());
     RelNode rel = optimise(relRoot.project(), v);
-    List<String> names = relRoot.fields.stream().map(f -> outputName(f.getValue())).toList();
+    List<String> names = OutputNames.of(v.validated(), relRoot.fields.stream().map(f -> outputName(f.getValue())).toList());
     return new Planned(rel, names, v.tables().opened());
   }
 
@@ -134,6 +134,7 @@ final class RelPlanner {
   private Validation validate(SqlNode statement) {
     SqlNode query = FunctionSyntax.rewrite(statement);
     CalciteTables tables = new CalciteTables(catalog, pins);
+    tables.versionsAt(query);
     JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(RelTypes.TYPE_SYSTEM) {
       // Character literals hold any Unicode text (Calcite's default, ISO-8859-1, refuses '日本').
       @Override
@@ -147,14 +148,15 @@ final class RelPlanner {
     CalciteCatalogReader reader = new CalciteCatalogReader(root, List.of(), typeFactory,
         new CalciteConnectionConfigImpl(props));
     SqlValidator validator = new LakeValidator(FunctionOperators.table(), reader,
-        typeFactory, SqlValidator.Config.DEFAULT
+        typeFactory, catalog, tables, SqlValidator.Config.DEFAULT
             .withIdentifierExpansion(true)
+            .withTypeCoercionFactory(LakeTypeCoercion::new)
             .withConformance(SqlConformanceEnum.LENIENT));
     SqlNode validated;
     try {
       validated = validator.validate(query);
     } catch (CalciteContextException e) {
-      throw translate(e, tables);
+      throw translate(e);
     } catch (RuntimeException e) {
       SqlException cause = findSqlException(e);
       if (cause != null) {
@@ -168,7 +170,7 @@ final class RelPlanner {
 
   private static RelRoot convert(Validation v, SqlNode validated) {
     HepPlanner hep = new HepPlanner(HepProgram.builder().build());
-    RexBuilder rexBuilder = new RexBuilder(v.validator().getTypeFactory());
+    RexBuilder rexBuilder = new LakeRexBuilder(v.validator().getTypeFactory());
     RelOptCluster cluster = RelOptCluster.create(hep, rexBuilder);
     SqlToRelConverter converter = new SqlToRelConverter(null, v.validator(), v.reader(), cluster,
         StandardConvertletTable.INSTANCE,
@@ -311,7 +313,7 @@ final class RelPlanner {
     return null;
   }
 
-  private static SqlException translate(CalciteContextException e, CalciteTables tables) {
+  private static SqlException translate(CalciteContextException e) {
     SqlException inner = findSqlException(e);
     if (inner != null) {
       return new SqlException(inner.kind(), inner.getMessage()
@@ -321,16 +323,6 @@ final class RelPlanner {
     String message = e.getCause() != null && e.getCause().getMessage() != null
         ? e.getCause().getMessage() : e.getMessage();
     SqlException.Kind kind = SqlException.Kind.INVALID;
-    String field = NestedNames.problem(message, tables.opened().values());
-    if (field != null) {
-      message = field;
-    } else if (message.startsWith("Object '") && message.contains("not found")) {
-      kind = SqlException.Kind.TABLE_NOT_FOUND;
-      message = "table " + message.substring("Object ".length());
-    } else if (message.startsWith("Table '") && message.contains("not found")) {
-      kind = SqlException.Kind.TABLE_NOT_FOUND;
-      message = "table " + message.substring("Table ".length());
-    }
     String where = e.getPosLine() > 0
         ? " (line " + e.getPosLine() + ", column " + e.getPosColumn() + ")" : "";
     return new SqlException(kind, message + where, e.getPosLine(), e.getPosColumn(), e);
@@ -380,7 +372,7 @@ final class RelPlanner {
     if (!(snapshot.getTableRef() instanceof SqlIdentifier id)
         || !(snapshot.getPeriod() instanceof SqlLiteral literal)
         || !(literal.getValue() instanceof java.math.BigDecimal number)) {
-      throw Binder.unsupported("FOR VERSION AS OF with anything but a table and an integer", snapshot);
+      throw SqlParsing.unsupported("FOR VERSION AS OF with anything but a table and an integer", snapshot);
     }
     List<String> names = new java.util.ArrayList<>(id.names);
     names.set(names.size() - 1, names.getLast() + CalciteTables.VERSION_MARK + number.longValueExact());

@@ -175,6 +175,11 @@ final class RelTranslator {
   // ---------------------------------------------------------------- scan
 
   private Node scan(TableScan scan, List<Integer> columns, RexNode condition) {
+    return scan(scan, columns, condition, OptionalLong.empty());
+  }
+
+  /** @param limitHint rows the consumer needs at most (the engine may return more), or empty */
+  private Node scan(TableScan scan, List<Integer> columns, RexNode condition, OptionalLong limitHint) {
     CalciteTables.LakeTable table = scan.getTable().unwrap(CalciteTables.LakeTable.class);
     if (table == null) {
       throw RexToExpr.unsupported("table " + scan.getTable().getQualifiedName());
@@ -207,7 +212,7 @@ final class RelTranslator {
     Optional<Expression> filter = pushed;
     String filterText = predicate == null ? "" : " filter=" + condition;
     java.util.function.Supplier<String> label = () -> scanLabel(table, request, filter) + filterText;
-    ScanRequest scanRequest = new ScanRequest(request, filter, OptionalLong.empty());
+    ScanRequest scanRequest = new ScanRequest(request, filter, limitHint);
     Expr finalPredicate = predicate;
     java.util.function.BiFunction<Operator, BufferAllocator, Operator> above = (scanOp, allocator) -> {
       Operator op = scanOp;
@@ -326,14 +331,16 @@ final class RelTranslator {
       Node node = scan(scan, refs, null);
       return rename(node, project.getRowType().getFieldNames());
     }
-    Node in = translate(project.getInput());
+    Pruned pruned = pruned(project.getInput(), project.getProjects());
+    Node in = pruned != null ? pruned.scan() : translate(project.getInput());
+    List<RexNode> projects = pruned != null ? pruned.exprs() : project.getProjects();
     RexToExpr rex = rex(in);
     List<Expr> exprs = new ArrayList<>();
     List<Field> fields = new ArrayList<>();
     List<SqlType> types = new ArrayList<>();
     List<String> names = project.getRowType().getFieldNames();
-    for (int i = 0; i < project.getProjects().size(); i++) {
-      RexNode e = project.getProjects().get(i);
+    for (int i = 0; i < projects.size(); i++) {
+      RexNode e = projects.get(i);
       if (e instanceof RexInputRef ref && in.types().get(ref.getIndex()) == null) {
         exprs.add(new Expr.Column(ref.getIndex(), names.get(i), RexToExpr.PASS_THROUGH));
         Field f = in.fields().get(ref.getIndex());
@@ -356,6 +363,39 @@ final class RelTranslator {
       types.add(x.type());
     }
     return project(in, exprs, fields, types, "Project " + project.getProjects());
+  }
+
+  /** A scan of only the columns some expressions use, and those expressions over it. */
+  private record Pruned(Node scan, List<RexNode> exprs) {}
+
+  /**
+   * When {@code input} is a table (or a filter straight over one), the scan of just the columns
+   * {@code exprs} and the filter use, with {@code exprs} over the scan's columns; null otherwise.
+   */
+  private Pruned pruned(RelNode input, List<RexNode> exprs) {
+    RexNode condition = null;
+    TableScan scan;
+    if (input instanceof TableScan t) {
+      scan = t;
+    } else if (input instanceof Filter f && f.getInput() instanceof TableScan t) {
+      scan = t;
+      condition = f.getCondition();
+    } else {
+      return null;
+    }
+    List<Integer> columns = RelOptUtil.InputFinder.bits(exprs, condition).asList();
+    int[] at = new int[scan.getRowType().getFieldCount()];
+    for (int i = 0; i < columns.size(); i++) {
+      at[columns.get(i)] = i;
+    }
+    RexShuttle remap = new RexShuttle() {
+      @Override
+      public RexNode visitInputRef(RexInputRef ref) {
+        return new RexInputRef(at[ref.getIndex()], ref.getType());
+      }
+    };
+    Node read = scan(scan, columns, condition == null ? null : condition.accept(remap));
+    return new Pruned(read, exprs.stream().map(e -> e.accept(remap)).toList());
   }
 
   /** The Arrow field of the value {@code path} reaches inside column {@code column}. */
@@ -391,7 +431,8 @@ final class RelTranslator {
     }
     // Over a computing projection, the aggregate evaluates the projected expressions itself on
     // the projection's input: no intermediate vectors are written and read back.
-    Fused fusion = fusedProjection(aggregate.getInput());
+    Fused fusion = aggregate.getInput() instanceof TableScan scan
+        ? scanOfUsedColumns(aggregate, scan) : fusedProjection(aggregate.getInput());
     List<Expr> fused = fusion == null ? null : fusion.exprs();
     Node in = fusion == null ? translate(aggregate.getInput()) : fusion.input();
     List<String> names = aggregate.getRowType().getFieldNames();
@@ -527,15 +568,41 @@ final class RelTranslator {
     if (refs != null && project.getInput() instanceof TableScan) {
       return null;
     }
-    Node below = translate(project.getInput());
+    Pruned pruned = pruned(project.getInput(), project.getProjects());
+    Node below = pruned != null ? pruned.scan() : translate(project.getInput());
     List<Expr> exprs = new ArrayList<>();
     RexToExpr rex = rex(below);
-    for (RexNode e : project.getProjects()) {
+    for (RexNode e : pruned != null ? pruned.exprs() : project.getProjects()) {
       if ((e instanceof RexInputRef ref && below.types().get(ref.getIndex()) == null)
           || RexToExpr.isNested(e.getType())) {
         return null;
       }
       exprs.add(rex.convert(e));
+    }
+    return new Fused(below, exprs);
+  }
+
+  /**
+   * An aggregate straight over a table reads only the columns its keys and arguments use
+   * ({@code count(*)} one column, for the row count): the scan of those, and per table column
+   * its reference into the scan (null where unused). Null when a used column is nested (the
+   * aggregate's own checks then name it).
+   */
+  private Fused scanOfUsedColumns(Aggregate aggregate, TableScan scan) {
+    java.util.TreeSet<Integer> used = new java.util.TreeSet<>(aggregate.getGroupSet().asList());
+    for (AggregateCall call : aggregate.getAggCallList()) {
+      used.addAll(call.getArgList());
+    }
+    Node below = scan(scan, new ArrayList<>(used), null);
+    List<Expr> exprs = new ArrayList<>(java.util.Collections.nCopies(scan.getRowType().getFieldCount(), null));
+    int at = 0;
+    for (int column : used) {
+      SqlType t = below.types().get(at);
+      if (t == null) {
+        return null;
+      }
+      exprs.set(column, new Expr.Column(at, below.names().get(at), t));
+      at++;
     }
     return new Fused(below, exprs);
   }
@@ -823,9 +890,9 @@ final class RelTranslator {
   }
 
   private Node sort(Sort sort) {
-    Node in = gather(translate(sort.getInput()));
     long offset = sort.offset == null ? 0 : constant(sort.offset, "OFFSET", 0);
     long fetch = sort.fetch == null ? Long.MAX_VALUE : constant(sort.fetch, "LIMIT", Long.MAX_VALUE);
+    Node in = gather(limitedScan(sort, offset, fetch));
     List<SortOperator.Key> keys = new ArrayList<>();
     for (RelFieldCollation c : sort.getCollation().getFieldCollations()) {
       boolean descending = c.getDirection().isDescending();
@@ -841,7 +908,7 @@ final class RelTranslator {
       keys.add(new SortOperator.Key(c.getFieldIndex(), descending, nullsFirst));
     }
     Schema schema = in.schema();
-    long needed = fetch == Long.MAX_VALUE ? Long.MAX_VALUE : Binder.saturatedAdd(offset, fetch);
+    long needed = fetch == Long.MAX_VALUE ? Long.MAX_VALUE : saturatedAdd(offset, fetch);
     return new Node(in.fields(), in.types(), a -> {
       Operator op = in.open().apply(a);
       if (!keys.isEmpty()) {
@@ -853,6 +920,33 @@ final class RelTranslator {
       return op;
     }, "Sort " + sort.getCollation() + (fetch == Long.MAX_VALUE ? "" : " limit " + fetch)
         + (offset == 0 ? "" : " offset " + offset), List.of(in));
+  }
+
+  /**
+   * The input of {@code sort}; when it is an unordered LIMIT straight over a table's columns (no
+   * filter, no aggregate), a scan told how many rows are needed, so it reads no more units.
+   */
+  private Node limitedScan(Sort sort, long offset, long fetch) {
+    RelNode input = sort.getInput();
+    if (!sort.getCollation().getFieldCollations().isEmpty() || fetch == Long.MAX_VALUE) {
+      return translate(input);
+    }
+    OptionalLong hint = OptionalLong.of(saturatedAdd(offset, fetch));
+    if (input instanceof TableScan scan) {
+      return scan(scan, null, null, hint);
+    }
+    List<Integer> refs = input instanceof Project project ? columnRefs(project) : null;
+    if (refs != null && ((Project) input).getInput() instanceof TableScan scan
+        && refs.stream().distinct().count() == refs.size()) {
+      return rename(scan(scan, refs, null, hint), input.getRowType().getFieldNames());
+    }
+    return translate(input);
+  }
+
+  /** {@code a + b} for non-negative counts, saturating at {@link Long#MAX_VALUE}. */
+  static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return sum < 0 ? Long.MAX_VALUE : sum;
   }
 
   /** A LIMIT or OFFSET: a literal, or a bound parameter (NULL meaning {@code whenNull}, as in PostgreSQL). */

@@ -284,7 +284,7 @@ final class RexToExpr {
         yield new Expr.Call(Expr.Op.NEG, List.of(a), a.type());
       }
       case PLUS_PREFIX -> conv(ops.get(0));
-      case CAST -> cast(conv(ops.get(0)), RelTypes.toLake(call.getType()));
+      case CAST -> castLiteral(conv(ops.get(0)), RelTypes.toLake(call.getType()));
       case CASE -> {
         SqlType type = RelTypes.toLake(call.getType());
         List<Expr> whens = new ArrayList<>();
@@ -377,6 +377,21 @@ final class RexToExpr {
     return new Expr.Call(Expr.Op.IS_NULL, List.of(e), SqlType.of(SqlType.Kind.BOOL, false));
   }
 
+  private static boolean textAgainstNumber(Expr text, Expr other) {
+    if (text.type().kind() != SqlType.Kind.UTF8 || !other.type().isNumeric()) {
+      return false;
+    }
+    if (text instanceof Expr.Literal l && l.value() instanceof String v) {
+      try {
+        new BigDecimal(v.trim());
+        return false;
+      } catch (NumberFormatException e) {
+        return true;
+      }
+    }
+    return true;
+  }
+
   private static Expr.Literal bool(boolean v) {
     return new Expr.Literal(v, SqlType.of(SqlType.Kind.BOOL, false));
   }
@@ -388,6 +403,11 @@ final class RexToExpr {
   }
 
   private Expr compare(SqlKind kind, Expr a, Expr b) {
+    if (textAgainstNumber(a, b) || textAgainstNumber(b, a)) {
+      // PostgreSQL has no comparison of text with a number (a literal that reads as one is one).
+      throw new SqlException(SqlException.Kind.INVALID, "cannot compare " + a.type() + " with "
+          + b.type() + " by " + kind.sql + "; cast one side");
+    }
     SqlType common = common(a.type(), b.type());
     Expr.Op op = switch (kind) {
       case EQUALS -> Expr.Op.EQ;
@@ -478,6 +498,15 @@ final class RexToExpr {
       b = cast(b, operand);
     } else if (!type.isInteger()) {
       throw new SqlException(SqlException.Kind.INVALID, "cannot compute " + call + " of type " + type);
+    } else {
+      if (op == Expr.Op.MOD && a.type().isInteger() && b.type().isInteger()) {
+        // PostgreSQL: the wider operand's type (Calcite types MOD as its divisor).
+        SqlType.Kind wide = a.type().kind().compareTo(b.type().kind()) >= 0 ? a.type().kind() : b.type().kind();
+        type = SqlType.of(wide, type.nullable());
+      }
+      // An untyped NULL operand (mod(NULL, 3)) takes the result's integer type.
+      a = a.type().kind() == SqlType.Kind.NULL ? cast(a, type) : a;
+      b = b.type().kind() == SqlType.Kind.NULL ? cast(b, type) : b;
     }
     return new Expr.Call(op, List.of(a, b), type);
   }
@@ -518,6 +547,22 @@ final class RexToExpr {
   private static final Batch ONE_ROW = new Batch(new VectorSchemaRoot(List.of(), List.of(), 1), null, 1);
 
   /** Evaluates {@code e} now when it reads no column; errors are left for run time. */
+  /**
+   * {@link #cast}; a string constant that is not a value of the target type is refused while
+   * planning ({@code CAST('x' AS DATE)}), as PostgreSQL types a literal when it reads the query.
+   */
+  private static Expr castLiteral(Expr e, SqlType to) {
+    Expr cast = cast(e, to);
+    if (cast != e && e instanceof Expr.Literal l && l.value() instanceof String && !(cast instanceof Expr.Literal)) {
+      try {
+        Kernel.compile(cast).eval(ONE_ROW);
+      } catch (ExecutionException ex) {
+        throw new SqlException(SqlException.Kind.INVALID, ex.getMessage(), 0, 0, ex);
+      }
+    }
+    return cast;
+  }
+
   static Expr fold(Expr e) {
     if (e instanceof Expr.Literal
         || e.anyMatch(x -> x instanceof Expr.Column || x instanceof Expr.Agg || x instanceof Expr.Nested)) {

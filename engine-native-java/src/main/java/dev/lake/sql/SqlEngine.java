@@ -321,66 +321,11 @@ public final class SqlEngine {
 
   private PreparedQuery prepare(String sql, SqlNode statement, Map<TableName, Version> pins,
       SqlCatalog catalog) {
-    if (isMultiRelation(statement) || FunctionSyntax.callsRegistry(statement)
-        || Parameters.present(statement)) {
-      // The binder would refuse it (it computes no registry function and has no parameters);
-      // the untouched parse goes straight to the relational planner.
-      try {
-        return planRelational(statement, pins, catalog);
-      } catch (SqlException relational) {
-        throw SqlParsing.originalPosition(sql, relational);
-      }
-    }
     try {
-      return new LakePreparedQuery(new Binder(catalog, pins).bind(statement), execution);
+      return planRelational(statement, pins, catalog);
     } catch (SqlException e) {
-      // The binder takes single-table queries; joins, subqueries, set operations, derived
-      // tables, WITH, intervals and nested-type pass-through are planned relationally.
-      boolean passThrough = e.getMessage().startsWith("column ") && e.getMessage().contains(" has type ");
-      boolean relationalShape = e.kind() == SqlException.Kind.UNSUPPORTED
-          && (passThrough || isMultiRelation(statement));
-      if (!relationalShape) {
-        throw SqlParsing.originalPosition(sql, e);
-      }
-      try {
-        SqlNode fresh = SqlParsing.parse(sql);
-        if (fresh instanceof org.apache.calcite.sql.SqlExplain x) {
-          fresh = x.getExplicandum();
-        }
-        return planRelational(fresh, pins, catalog);
-      } catch (SqlException relational) {
-        throw SqlParsing.originalPosition(sql, relational);
-      }
+      throw SqlParsing.originalPosition(sql, e);
     }
-  }
-
-  /**
-   * Whether the statement needs the relational planner: it reads more than one relation (joins,
-   * subqueries, set operations, WITH) or uses intervals, which the binder has no type for.
-   */
-  private static boolean isMultiRelation(SqlNode statement) {
-    int[] selects = {0};
-    boolean[] found = {false};
-    statement.accept(new org.apache.calcite.sql.util.SqlBasicVisitor<Void>() {
-      @Override
-      public Void visit(org.apache.calcite.sql.SqlLiteral literal) {
-        if (literal instanceof org.apache.calcite.sql.SqlIntervalLiteral) {
-          found[0] = true;
-        }
-        return null;
-      }
-
-      @Override
-      public Void visit(org.apache.calcite.sql.SqlCall call) {
-        switch (call.getKind()) {
-          case SELECT -> selects[0]++;
-          case JOIN, UNION, INTERSECT, EXCEPT, WITH, VALUES -> found[0] = true;
-          default -> { }
-        }
-        return super.visit(call);
-      }
-    });
-    return found[0] || selects[0] > 1;
   }
 
   private PreparedQuery planRelational(SqlNode statement, Map<TableName, Version> pins,

@@ -191,4 +191,14 @@ final class SqlParsing {
   static String lower(String s) {
     return s.toLowerCase(Locale.ROOT);
   }
+
+  /** UNSUPPORTED: "{@code what} is not supported yet", at {@code at}'s position in the text. */
+  static SqlException unsupported(String what, SqlNode at) {
+    org.apache.calcite.sql.parser.SqlParserPos pos =
+        at == null ? org.apache.calcite.sql.parser.SqlParserPos.ZERO : at.getParserPosition();
+    String where = pos.getLineNum() > 0
+        ? " (line " + pos.getLineNum() + ", column " + pos.getColumnNum() + ")" : "";
+    return new SqlException(SqlException.Kind.UNSUPPORTED, what + " is not supported yet" + where,
+        pos.getLineNum(), pos.getColumnNum(), null);
+  }
 }

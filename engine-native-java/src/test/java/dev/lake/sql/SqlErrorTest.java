@@ -61,7 +61,12 @@ class SqlErrorTest extends SqlFixture {
     prepareFails("SELECT id FROM episodes WHERE id", SqlException.Kind.INVALID);
     prepareFails("SELECT sum(robot) FROM episodes", SqlException.Kind.INVALID);
     prepareFails("SELECT CAST(\"day\" AS BOOLEAN) FROM episodes", SqlException.Kind.INVALID);
-    prepareFails("SELECT robot LIKE 1 FROM episodes", SqlException.Kind.UNSUPPORTED);
+    SqlException like = prepareFails("SELECT robot LIKE 1 FROM episodes", SqlException.Kind.INVALID);
+    assertTrue(like.getMessage().contains("like cannot take VARCHAR, INTEGER"), like.getMessage());
+    SqlException compare = prepareFails("SELECT id FROM episodes WHERE robot = 1", SqlException.Kind.INVALID);
+    assertTrue(compare.getMessage().contains("cannot compare VARCHAR"), compare.getMessage());
+    // A string literal that reads as a number is taken as one, as PostgreSQL types it by context.
+    assertEquals(1, rows("SELECT id FROM episodes WHERE id = '3'").size());
     prepareFails("SELECT CAST('x' AS DATE)", SqlException.Kind.INVALID);
     prepareFails("SELECT nosuchfn(id) FROM episodes", SqlException.Kind.INVALID);
   }

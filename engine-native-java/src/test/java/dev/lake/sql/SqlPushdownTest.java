@@ -51,8 +51,9 @@ class SqlPushdownTest extends SqlFixture {
     assertEquals(Optional.of(new And(List.of(
             new Comparison(Comparison.Op.GE, new ColumnRef("id"), three),
             new Comparison(Comparison.Op.EQ, new ColumnRef("day"), day),
+            // The planner keeps IN lists sorted.
             new In(new ColumnRef("robot"), List.of(
-                new Literal(ArrowType.Utf8.INSTANCE, "c3po"), new Literal(ArrowType.Utf8.INSTANCE, "bb8"))),
+                new Literal(ArrowType.Utf8.INSTANCE, "bb8"), new Literal(ArrowType.Utf8.INSTANCE, "c3po"))),
             new Not(new IsNull(new ColumnRef("reward")))))),
         r.filter());
   }
