@@ -611,8 +611,7 @@ final class RelTranslator {
   private record Fused(Node input, List<Expr> exprs) {}
 
   private static boolean decomposable(Expr.Agg call) {
-    return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE
-        && !(call.fn() == Expr.AggFn.AVG && call.arg().type().kind() == SqlType.Kind.DECIMAL);
+    return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE;
   }
 
   /**
@@ -634,7 +633,6 @@ final class RelTranslator {
       out.add(finalKeys.get(i));
     }
     SqlType int64 = SqlType.of(SqlType.Kind.INT64, true);
-    SqlType float64 = SqlType.of(SqlType.Kind.FLOAT64, true);
     for (Expr.Agg call : calls) {
       switch (call.fn()) {
         case COUNT -> {
@@ -650,9 +648,8 @@ final class RelTranslator {
           Expr sum = finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, s, sumType));
           Expr count = finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, c, int64));
           Expr none = new Expr.Call(Expr.Op.EQ, List.of(count, new Expr.Literal(0L, int64)), SqlType.of(SqlType.Kind.BOOL, true));
-          Expr quotient = new Expr.Call(Expr.Op.DIV,
-              List.of(RexToExpr.cast(sum, float64), RexToExpr.cast(count, float64)), float64);
-          out.add(new Expr.Case(List.of(none), List.of(new Expr.Literal(null, float64)), quotient, float64));
+          out.add(new Expr.Case(List.of(none), List.of(new Expr.Literal(null, call.type())),
+              averageOf(sum, count, call.type()), call.type()));
         }
         default -> {
           Expr p = partialColumn(partialCalls, partialFields, k, call);
@@ -670,6 +667,19 @@ final class RelTranslator {
         partials -> new ProjectOperator(
             new HashAggregateOperator(partials, finalSchema, finalKeys, finalCalls, a), outSchema, out, a),
         outSchema, workers, a);
+  }
+
+  /**
+   * The final {@code sum / count} of a split AVG: a DOUBLE quotient, or for decimals the
+   * quotient rounded half up to the average's scale, exactly what the one-pass accumulator
+   * returns.
+   */
+  private static Expr averageOf(Expr sum, Expr count, SqlType avg) {
+    SqlType operand = avg.kind() == SqlType.Kind.DECIMAL
+        ? SqlType.decimal(SqlType.MAX_DECIMAL_PRECISION, sum.type().scale(), true)
+        : SqlType.of(SqlType.Kind.FLOAT64, true);
+    return new Expr.Call(Expr.Op.DIV, List.of(RexToExpr.cast(sum, operand), RexToExpr.cast(count, operand)),
+        avg.withNullable(true));
   }
 
   private static Expr partialColumn(List<Expr.Agg> calls, List<Field> fields, int k, Expr.Agg call) {
