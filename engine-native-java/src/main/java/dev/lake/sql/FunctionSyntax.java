@@ -1,25 +1,19 @@
 package dev.lake.sql;
 
-import dev.lake.exec.fn.FunctionRegistry;
 import dev.lake.exec.fn.MathFunctions;
 import dev.lake.exec.fn.RegexFunctions;
 import dev.lake.exec.fn.ScalarFunction;
 import dev.lake.exec.fn.StringFunctions;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOrderBy;
-import org.apache.calcite.sql.SqlSyntax;
-import org.apache.calcite.sql.SqlUnresolvedFunction;
 import org.apache.calcite.sql.fun.SqlLibraryOperators;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.fun.SqlTrimFunction;
-import org.apache.calcite.sql.util.SqlBasicVisitor;
 
 /**
  * SQL's special spellings of registry functions, which Calcite's parser binds to its own

@@ -12,7 +12,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.calcite.sql.SqlNode;
 
 /**
- * Parses, binds, plans and prepares SQL statements against a {@link SqlCatalog}. Thread-safe.
+ * Parses, validates, plans and prepares SQL statements against a {@link SqlCatalog}, every query
+ * through one path (validator, {@link RelPlanner}, {@link RelTranslator}). Thread-safe.
  *
  * <p>The dialect: single-table {@code SELECT} (with {@code DISTINCT}, expressions and aliases,
  * {@code *}), {@code WHERE}, {@code GROUP BY} (expressions, output names or ordinals) with

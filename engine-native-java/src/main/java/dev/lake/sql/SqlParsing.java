@@ -20,7 +20,7 @@ import org.apache.calcite.sql.validate.SqlConformanceEnum;
  *
  * <p>Calcite has no {@code FOR VERSION AS OF n}; the text is rewritten to {@code FOR SYSTEM_TIME
  * AS OF n} (outside string literals, quoted identifiers and comments) before parsing, and the
- * binder reads the integer as a version. The rewrite makes the text longer, so positions of
+ * planner reads the integer as a version. The rewrite makes the text longer, so positions of
  * errors are mapped back to the text the user wrote ({@link #originalPosition}).
  */
 final class SqlParsing {

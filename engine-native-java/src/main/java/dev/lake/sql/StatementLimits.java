@@ -5,7 +5,7 @@ import java.util.Set;
 
 /**
  * Stated limits on one SQL statement's text, checked by one linear scan of the text before
- * anything parses or recurses over it. The parser, the validator, the binder and the planner all
+ * anything parses or recurses over it. The parser, the validator and the planner all
  * recurse over the statement, so a statement nested deeper than the thread's stack allows would
  * overflow it at a depth that depends on which code path meets it first; a select list of
  * millions of columns would plan for minutes. These limits refuse such statements at once with a
