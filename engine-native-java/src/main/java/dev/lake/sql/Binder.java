@@ -835,6 +835,7 @@ final class Binder {
         }
         yield in.withNullable(true);
       }
+      case REGISTERED -> throw new IllegalStateException("registry aggregates are planned relationally: " + call);
     };
     return new Expr.Agg(fn, distinct, arg, result);
   }

@@ -105,7 +105,7 @@ final class FunctionSyntax {
       SqlCall ilike = registry(RegexFunctions.ILIKE).createCall(pos, call.getOperandList());
       return op == SqlLibraryOperators.ILIKE ? ilike : SqlStdOperatorTable.NOT.createCall(pos, ilike);
     }
-    return null;
+    return RegistryAggregates.replacement(call);
   }
 
   private static org.apache.calcite.sql.SqlOperator registry(ScalarFunction f) {
@@ -132,6 +132,7 @@ final class FunctionSyntax {
             || op == SqlStdOperatorTable.FLOOR || op == SqlStdOperatorTable.CONCAT
             || op == SqlLibraryOperators.ILIKE || op == SqlLibraryOperators.NOT_ILIKE
             || registry.lookup(name).isPresent() && !BINDER_FUNCTIONS.contains(name)
+            || RegistryAggregates.plannedRelationally(call)
             || function && !BINDER_FUNCTIONS.contains(name)) {
           found[0] = true;
         }

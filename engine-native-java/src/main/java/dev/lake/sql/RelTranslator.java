@@ -430,7 +430,34 @@ final class RelTranslator {
         k++;
         continue;
       }
-      if (call.filterArg >= 0 || call.getArgList().size() > 1 || !call.getCollation().getFieldCollations().isEmpty()) {
+      java.util.function.IntFunction<Expr> input = a -> {
+        if (fused != null) {
+          return fused.get(a);
+        }
+        if (in.types().get(a) == null) {
+          throw RexToExpr.wholeValue(call.getAggregation().getName() + "(" + in.names().get(a) + ")",
+              aggregate.getInput().getRowType().getFieldList().get(a).getType());
+        }
+        return new Expr.Column(a, in.names().get(a), in.types().get(a));
+      };
+      Expr filter = call.filterArg >= 0 ? input.apply(call.filterArg) : null;
+      if (call.getAggregation() instanceof FunctionOperators.AggregateOperator registered) {
+        Expr.Agg agg = RegistryAggregates.translate(registered.function, call, input, filter);
+        SqlType type = agg.type();
+        boolean list = registered.function.listResult();
+        Field f = list ? RegistryAggregates.listField(names.get(k), type) : field(names.get(k), type);
+        slots.add(calls.size());
+        literals.add(null);
+        calls.add(agg);
+        sum0.add(false);
+        fields.add(f);
+        types.add(list ? null : type);
+        outFields.add(f);
+        outTypes.add(list ? null : type);
+        k++;
+        continue;
+      }
+      if (call.getArgList().size() > 1 || !call.getCollation().getFieldCollations().isEmpty()) {
         throw RexToExpr.unsupported("aggregate " + call);
       }
       Expr arg = null;
@@ -467,7 +494,7 @@ final class RelTranslator {
       SqlType type = resultType(fn, arg == null ? null : arg.type());
       slots.add(calls.size());
       literals.add(null);
-      calls.add(new Expr.Agg(fn, call.isDistinct(), arg, type));
+      calls.add(new Expr.Agg(fn, call.isDistinct(), arg, type, filter, null));
       sum0.add(kind == SqlKind.SUM0);
       fields.add(field(names.get(k), type));
       types.add(type);
@@ -544,7 +571,7 @@ final class RelTranslator {
   private record Fused(Node input, List<Expr> exprs) {}
 
   private static boolean decomposable(Expr.Agg call) {
-    return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE
+    return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE && call.fn() != Expr.AggFn.REGISTERED
         && !(call.fn() == Expr.AggFn.AVG && call.arg().type().kind() == SqlType.Kind.DECIMAL);
   }
 
@@ -573,13 +600,13 @@ final class RelTranslator {
         case COUNT -> {
           // A scan with no units (an empty table, or every block pruned) leaves the final
           // aggregate no partials: their SUM is NULL, but the count of no rows is 0.
-          Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), call.type()));
+          Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), call.type(), call.filter(), null));
           out.add(zeroIfNull(finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, p, int64))));
         }
         case AVG -> {
           SqlType sumType = resultType(Expr.AggFn.SUM, call.arg().type());
-          Expr s = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.SUM, false, call.arg(), sumType));
-          Expr c = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), int64));
+          Expr s = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.SUM, false, call.arg(), sumType, call.filter(), null));
+          Expr c = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), int64, call.filter(), null));
           Expr sum = finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, s, sumType));
           Expr count = finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, c, int64));
           Expr none = new Expr.Call(Expr.Op.EQ, List.of(count, new Expr.Literal(0L, int64)), SqlType.of(SqlType.Kind.BOOL, true));
@@ -630,6 +657,7 @@ final class RelTranslator {
           ? SqlType.decimal(SqlType.MAX_DECIMAL_PRECISION, Math.max(arg.scale(), 6), true)
           : SqlType.of(SqlType.Kind.FLOAT64, true);
       case MIN, MAX, SINGLE_VALUE -> arg.withNullable(true);
+      case REGISTERED -> throw new IllegalStateException("a registered aggregate's type is its function's");
     };
   }
 
