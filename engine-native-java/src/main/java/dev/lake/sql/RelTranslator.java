@@ -14,6 +14,7 @@ import dev.lake.exec.op.JoinTable;
 import dev.lake.exec.op.LimitOperator;
 import dev.lake.exec.op.Morsels;
 import dev.lake.exec.op.ParallelAggregateOperator;
+import dev.lake.exec.op.PartialStates;
 import dev.lake.exec.op.Operator;
 import dev.lake.exec.op.ProjectOperator;
 import dev.lake.exec.op.ScanOperator;
@@ -571,7 +572,11 @@ final class RelTranslator {
   private record Fused(Node input, List<Expr> exprs) {}
 
   private static boolean decomposable(Expr.Agg call) {
-    return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE && call.fn() != Expr.AggFn.REGISTERED
+    if (call.fn() == Expr.AggFn.REGISTERED) {
+      // Any registry aggregate merges its partial states; a list result is not yet projected through.
+      return !call.registered().spec().function().listResult();
+    }
+    return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE
         && !(call.fn() == Expr.AggFn.AVG && call.arg().type().kind() == SqlType.Kind.DECIMAL);
   }
 
@@ -614,6 +619,14 @@ final class RelTranslator {
               List.of(RexToExpr.cast(sum, float64), RexToExpr.cast(count, float64)), float64);
           out.add(new Expr.Case(List.of(none), List.of(new Expr.Literal(null, float64)), quotient, float64));
         }
+        case REGISTERED -> {
+          // Each morsel's states travel as handles; the final aggregate merges the states.
+          Expr.Registered r = call.registered();
+          Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.REGISTERED, call.distinct(),
+              call.arg(), int64.withNullable(false), call.filter(), new Expr.Registered(r.spec(), r.inputs(), Expr.Phase.PARTIAL)));
+          out.add(finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.REGISTERED, call.distinct(), p,
+              call.type(), null, new Expr.Registered(r.spec(), List.of(p), Expr.Phase.FINAL))));
+        }
         default -> {
           Expr p = partialColumn(partialCalls, partialFields, k, call);
           out.add(finalColumn(finalCalls, finalFields, k, new Expr.Agg(call.fn(), false, p, call.type())));
@@ -624,12 +637,15 @@ final class RelTranslator {
     Schema finalSchema = new Schema(finalFields);
     Schema outSchema = new Schema(outFields);
     int workers = threads;
-    return a -> new ParallelAggregateOperator(() -> pipeline.start().apply(a),
-        source -> new HashAggregateOperator(source, partialSchema, keys, partialCalls, a),
-        partialSchema, k,
-        partials -> new ProjectOperator(
-            new HashAggregateOperator(partials, finalSchema, finalKeys, finalCalls, a), outSchema, out, a),
-        outSchema, workers, a);
+    return a -> {
+      PartialStates states = new PartialStates(a);
+      return new ParallelAggregateOperator(() -> pipeline.start().apply(a),
+          source -> new HashAggregateOperator(source, partialSchema, keys, partialCalls, a, states),
+          partialSchema, k,
+          partials -> new ProjectOperator(
+              new HashAggregateOperator(partials, finalSchema, finalKeys, finalCalls, a, states), outSchema, out, a),
+          outSchema, workers, a, states);
+    };
   }
 
   private static Expr partialColumn(List<Expr.Agg> calls, List<Field> fields, int k, Expr.Agg call) {

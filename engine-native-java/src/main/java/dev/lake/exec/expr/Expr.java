@@ -33,7 +33,7 @@ public sealed interface Expr {
       case Agg a -> new Agg(a.fn(), a.distinct(), a.arg() == null ? null : a.arg().transform(f), a.type(),
           a.filter() == null ? null : a.filter().transform(f),
           a.registered() == null ? null : new Registered(a.registered().spec(),
-              a.registered().inputs().stream().map(x -> x.transform(f)).toList()));
+              a.registered().inputs().stream().map(x -> x.transform(f)).toList(), a.registered().phase()));
       case Nested n -> new Nested(n.column(), n.name(), n.path().stream()
           .map(s -> s instanceof Step.Element e ? new Step.Element(e.index().transform(f)) : s).toList(),
           n.result(), n.type());
@@ -165,13 +165,24 @@ public sealed interface Expr {
 
   /**
    * The call of a registry aggregate: {@code inputs} are its arguments (converted to the
-   * binding's types) followed by its ORDER BY keys, in {@code spec}'s order.
+   * binding's types) followed by its ORDER BY keys, in {@code spec}'s order. In a parallel
+   * aggregation the same call runs in two phases: {@link Phase#PARTIAL} over each morsel,
+   * yielding one BIGINT handle per group to that group's partial state, and {@link Phase#FINAL},
+   * whose one input is that handle column and which merges the states it names.
    */
-  record Registered(dev.lake.exec.fn.AggregateSpec spec, List<Expr> inputs) {
+  record Registered(dev.lake.exec.fn.AggregateSpec spec, List<Expr> inputs, Phase phase) {
     public Registered {
       inputs = List.copyOf(inputs);
     }
+
+    /** The call computed in one step over its rows. */
+    public Registered(dev.lake.exec.fn.AggregateSpec spec, List<Expr> inputs) {
+      this(spec, inputs, Phase.COMPLETE);
+    }
   }
+
+  /** Which part of a registry aggregate an aggregation computes (see {@link Registered}). */
+  enum Phase { COMPLETE, PARTIAL, FINAL }
 
   /** One step into a nested value: a struct's field, or a list's element. */
   sealed interface Step {

@@ -220,7 +220,7 @@ public final class ApproximateAggregates {
       Sketches o = (Sketches) other;
       for (int g = 0; g < into.length && g < o.sketches.size(); g++) {
         Sketch s = o.sketches.get(g);
-        if (s != null) {
+        if (s != null && into[g] >= 0) {
           Sketch t = at(into[g]);
           long before = t.bytes();
           t.merge(s);

@@ -64,7 +64,7 @@ public final class BooleanAggregates {
       ensure(groupCount);
       Logic o = (Logic) other;
       for (int g = 0; g < into.length && g < o.seen.length; g++) {
-        if (o.seen[g]) {
+        if (o.seen[g] && into[g] >= 0) {
           fold(into[g], o.values[g]);
         }
       }

@@ -64,9 +64,14 @@ final class DistinctInputs extends GroupState {
     }
     DistinctInputs o = (DistinctInputs) other;
     for (int g = 0; g < into.length && g < o.sets.size(); g++) {
-      sets.get(into[g]).addAll(o.sets.get(g));
+      if (into[g] >= 0) {
+        for (List<Object> tuple : o.sets.get(g)) {
+          if (sets.get(into[g]).add(tuple)) {
+            bytes += OrderedAggregates.rowBytes(tuple.toArray());
+          }
+        }
+      }
     }
-    bytes += o.bytes;
   }
 
   @Override

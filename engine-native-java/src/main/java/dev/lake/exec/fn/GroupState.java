@@ -20,7 +20,8 @@ public abstract class GroupState {
 
   /**
    * Merges {@code other} (a state of the same call) into this one: its group {@code g} joins this
-   * state's group {@code into[g]}, for {@code g < into.length}. {@code other} is not used after.
+   * state's group {@code into[g]}, for {@code g < into.length}; groups mapped to a negative number
+   * are skipped. {@code other} is only read, so several states may merge parts of it at once.
    */
   public abstract void merge(GroupState other, int[] into, int groupCount);
 

@@ -200,7 +200,7 @@ public final class OrderedAggregates {
       Collected o = (Collected) other;
       for (int g = 0; g < into.length && g < o.groups.size(); g++) {
         List<Object[]> rows = o.groups.get(g);
-        if (rows == null) {
+        if (rows == null || into[g] < 0) {
           continue;
         }
         List<Object[]> target = groups.get(into[g]);
@@ -209,8 +209,10 @@ public final class OrderedAggregates {
         } else {
           target.addAll(rows);
         }
+        for (Object[] r : rows) {
+          bytes += rowBytes(r);
+        }
       }
-      bytes += o.bytes;
     }
 
     private Comparator<Object[]> ordering() {

@@ -74,7 +74,7 @@ public final class StatisticsAggregates {
       Moments o = (Moments) other;
       for (int g = 0; g < into.length && g < o.counts.length; g++) {
         long nb = o.counts[g];
-        if (nb == 0) {
+        if (nb == 0 || into[g] < 0) {
           continue;
         }
         int t = into[g];

@@ -54,12 +54,24 @@ public final class HashAggregateOperator implements Operator {
   private final boolean argsTotal;
   private final BufferAllocator allocator;
   private final HeapBudget heap;
+  private final PartialStates partialStates;
   private VectorSchemaRoot output;
   private int emitted;
 
   /** @param schema the output: one field per key, then one per aggregate */
   public HashAggregateOperator(
       Operator input, Schema schema, List<Expr> keys, List<Expr.Agg> aggs, BufferAllocator allocator) {
+    this(input, schema, keys, aggs, allocator, null);
+  }
+
+  /**
+   * An aggregation that is one phase of a parallel one: its registry aggregates of phase
+   * PARTIAL register their states with {@code partialStates} and emit handles, those of phase
+   * FINAL merge the states their input handles name (see {@link Expr.Registered}).
+   */
+  public HashAggregateOperator(Operator input, Schema schema, List<Expr> keys, List<Expr.Agg> aggs,
+      BufferAllocator allocator, PartialStates partialStates) {
+    this.partialStates = partialStates;
     this.input = input;
     this.schema = schema;
     this.keyExprs = List.copyOf(keys);
@@ -240,6 +252,10 @@ public final class HashAggregateOperator implements Operator {
           g = filtered.groups(f, (Col.Bools) args[f], byRow, rows);
           count = filtered.count(f);
         }
+        if (states.get(a) != null && agg(a).phase() == Expr.Phase.FINAL) {
+          mergeHandles(states.get(a), (Col.Longs) args[inputSlots[a][0]], g, count, groupCount);
+          continue;
+        }
         if (states.get(a) != null) {
           Col[] inputs = new Col[inputSlots[a].length];
           for (int j = 0; j < inputs.length; j++) {
@@ -273,7 +289,14 @@ public final class HashAggregateOperator implements Operator {
       for (int a = 0; a < accumulators.size(); a++) {
         FieldVector v = schema.getFields().get(keyExprs.size() + a).createVector(allocator);
         vectors.add(v);
-        if (states.get(a) != null) {
+        if (states.get(a) != null && agg(a).phase() == Expr.Phase.PARTIAL) {
+          int id = partialStates.register(states.get(a));
+          Col.Longs handles = new Col.Longs(groupCount);
+          for (int g = 0; g < groupCount; g++) {
+            handles.values[g] = PartialStates.handle(id, g);
+          }
+          Vectors.write(handles, v);
+        } else if (states.get(a) != null) {
           states.get(a).write(groupCount, v);
         } else {
           Vectors.write(accumulators.get(a).result(groupCount), v);
@@ -286,6 +309,37 @@ public final class HashAggregateOperator implements Operator {
     output = new VectorSchemaRoot(schema.getFields(), vectors, groupCount);
     // The groups now live in the output's Arrow buffers; the heap state is garbage.
     heap.close();
+  }
+
+  private Expr.Registered agg(int a) {
+    return aggs.get(a).registered();
+  }
+
+  /**
+   * Merges into {@code state} the partial states' groups that {@code handles} name: row {@code i}'s
+   * partial group joins group {@code groups[i]}. A batch's handles come from one partial
+   * aggregate (one id) in the common case, so each id is merged once a batch.
+   */
+  private void mergeHandles(GroupState state, Col.Longs handles, int[] groups, int count, int groupCount) {
+    java.util.Map<Integer, int[]> into = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      int id = (int) (handles.values[i] >>> 32);
+      int g = (int) handles.values[i];
+      int[] map = into.get(id);
+      if (map == null || map.length <= g) {
+        int[] grown = new int[Math.max(g + 1, map == null ? 0 : map.length * 2)];
+        Arrays.fill(grown, -1);
+        if (map != null) {
+          System.arraycopy(map, 0, grown, 0, map.length);
+        }
+        map = grown;
+        into.put(id, map);
+      }
+      map[g] = groups[i];
+    }
+    for (var e : into.entrySet()) {
+      state.merge(partialStates.get(e.getKey()), e.getValue(), groupCount);
+    }
   }
 
   /**
