@@ -2,7 +2,6 @@ package dev.lake.exec.fn;
 
 import dev.lake.exec.Col;
 import dev.lake.exec.Vectors;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,15 +29,8 @@ final class DistinctInputs extends GroupState {
     return spec.distinct() ? new DistinctInputs(spec, inner) : inner;
   }
 
-  /** Value identity as SQL equality sees it: -0.0 is 0.0, decimals compare by value. */
   static Object normalise(Object v) {
-    if (v instanceof Double d && d == 0.0) {
-      return 0.0;
-    }
-    if (v instanceof BigDecimal d) {
-      return d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros();
-    }
-    return v;
+    return GroupState.sqlIdentity(v);
   }
 
   @Override

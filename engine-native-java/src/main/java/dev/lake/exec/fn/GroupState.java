@@ -30,4 +30,18 @@ public abstract class GroupState {
 
   /** About how many heap bytes the state holds now (charged to the query's budget). */
   public abstract long heapBytes();
+
+  /**
+   * {@code v} as SQL equality identifies values (GROUP BY keys, DISTINCT): -0.0 is 0.0, and
+   * decimals compare by value (1.50 is 1.5).
+   */
+  public static Object sqlIdentity(Object v) {
+    if (v instanceof Double d && d == 0.0) {
+      return 0.0;
+    }
+    if (v instanceof java.math.BigDecimal d) {
+      return d.signum() == 0 ? java.math.BigDecimal.ZERO : d.stripTrailingZeros();
+    }
+    return v;
+  }
 }

@@ -9,7 +9,6 @@ import dev.lake.exec.Vectors;
 import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
 import dev.lake.exec.fn.GroupState;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -148,13 +147,7 @@ public final class HashAggregateOperator implements Operator {
 
   /** Key identity: -0.0 equals 0.0 and decimals compare by value, as SQL equality does. */
   static Object normaliseKey(Object v) {
-    if (v instanceof Double d && d == 0.0) {
-      return 0.0;
-    }
-    if (v instanceof BigDecimal d) {
-      return d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros();
-    }
-    return v;
+    return GroupState.sqlIdentity(v);
   }
 
   @Override
@@ -192,6 +185,9 @@ public final class HashAggregateOperator implements Operator {
       states.add(null);
     }
     long stateBytes = 0;
+    // Built-in aggregates without FILTER (TPC-H's) skip the bookkeeping of both.
+    boolean anyState = states.stream().anyMatch(java.util.Objects::nonNull);
+    boolean anyFilter = Arrays.stream(filterSlot).anyMatch(f -> f >= 0);
     FilteredRows filtered = new FilteredRows(aggArgs.size());
     boolean allShared = shared.readers() == aggs.size();
     GroupKeys groupKeys = new GroupKeys(keyExprs);
@@ -243,7 +239,9 @@ public final class HashAggregateOperator implements Operator {
         args[j] = read != null ? read : aggArgs.get(j).eval(evaluated);
       }
       shared.add(byRow, rows, args, groupCount);
-      filtered.reset();
+      if (anyFilter) {
+        filtered.reset();
+      }
       for (int a = 0; a < accumulators.size(); a++) {
         int[] g = byRow;
         int count = rows;
@@ -271,12 +269,14 @@ public final class HashAggregateOperator implements Operator {
         }
         accumulators.get(a).add(g, count, input, groupCount);
       }
-      long nowBytes = 0;
-      for (GroupState state : states) {
-        nowBytes += state == null ? 0 : state.heapBytes();
+      if (anyState) {
+        long nowBytes = 0;
+        for (GroupState state : states) {
+          nowBytes += state == null ? 0 : state.heapBytes();
+        }
+        heap.charge(nowBytes - stateBytes);
+        stateBytes = Math.max(stateBytes, nowBytes);
       }
-      heap.charge(nowBytes - stateBytes);
-      stateBytes = Math.max(stateBytes, nowBytes);
     }
     int groupCount = groupKeys.groupCount();
     List<FieldVector> vectors = new ArrayList<>();

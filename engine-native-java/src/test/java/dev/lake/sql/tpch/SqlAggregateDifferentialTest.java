@@ -219,17 +219,13 @@ class SqlAggregateDifferentialTest {
   /** DuckDB's rows, lists as Java lists of normalised values. */
   private static List<List<Object>> readDuck(ResultSet rs) throws java.sql.SQLException {
     List<List<Object>> rows = new ArrayList<>();
-    int columns = rs.getMetaData().getColumnCount();
-    while (rs.next()) {
-      List<Object> row = new ArrayList<>();
-      for (int c = 1; c <= columns; c++) {
-        Object value = rs.getObject(c);
-        if (value instanceof java.sql.Array array) {
-          value = Arrays.stream((Object[]) array.getArray()).map(Results::normalise).toList();
-        }
-        row.add(list(Results.normalise(value)));
+    for (List<Object> row : Results.read(rs)) {
+      List<Object> converted = new ArrayList<>();
+      for (Object value : row) {
+        converted.add(value instanceof java.sql.Array array
+            ? Arrays.stream((Object[]) array.getArray()).map(Results::normalise).toList() : value);
       }
-      rows.add(row);
+      rows.add(converted);
     }
     return rows;
   }
