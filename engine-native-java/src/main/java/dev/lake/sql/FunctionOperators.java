@@ -1,9 +1,11 @@
 package dev.lake.sql;
 
 import dev.lake.exec.SqlType;
+import dev.lake.exec.fn.AggregateFunction;
 import dev.lake.exec.fn.Binding;
 import dev.lake.exec.fn.FunctionRegistry;
 import dev.lake.exec.fn.Param;
+import dev.lake.exec.fn.RegisteredFunction;
 import dev.lake.exec.fn.ScalarFunction;
 import dev.lake.exec.fn.Signature;
 import java.math.BigDecimal;
@@ -13,10 +15,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlCallBinding;
 import org.apache.calcite.sql.SqlFunction;
 import org.apache.calcite.sql.SqlFunctionCategory;
@@ -33,6 +37,7 @@ import org.apache.calcite.sql.type.SqlOperandCountRanges;
 import org.apache.calcite.sql.type.SqlOperandTypeChecker;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.util.SqlOperatorTables;
+import org.apache.calcite.util.Optionality;
 import org.apache.calcite.sql.validate.SqlNameMatcher;
 
 /**
@@ -62,9 +67,18 @@ final class FunctionOperators implements SqlOperatorTable {
   private final Map<String, Operator> byName = new HashMap<>();
   private final Map<ScalarFunction, Operator> byFunction = new HashMap<>();
   private final List<SqlOperator> operators = new ArrayList<>();
+  private final Map<String, AggregateOperator> aggregatesByName = new HashMap<>();
 
   private FunctionOperators(FunctionRegistry registry) {
     this.registry = registry;
+    for (AggregateFunction f : registry.aggregates()) {
+      AggregateOperator op = new AggregateOperator(f);
+      operators.add(op);
+      aggregatesByName.put(f.name().toUpperCase(Locale.ROOT), op);
+      for (String alias : f.aliases()) {
+        aggregatesByName.put(alias.toUpperCase(Locale.ROOT), op);
+      }
+    }
     for (ScalarFunction f : registry.functions()) {
       Operator op = new Operator(f);
       byFunction.put(f, op);
@@ -90,6 +104,11 @@ final class FunctionOperators implements SqlOperatorTable {
     return STANDARD.byFunction.get(function);
   }
 
+  /** The Calcite operator of the registry's aggregate called {@code name}, or null. */
+  static AggregateOperator aggregateOperator(String name) {
+    return STANDARD.aggregatesByName.get(name.toUpperCase(Locale.ROOT));
+  }
+
   /** Names of the standard functions the engine runs, for suggestions beside the registry's. */
   static List<String> standardFunctionNames() {
     List<String> names = new ArrayList<>(List.of("coalesce", "nullif", "extract", "cast", "mod", "cardinality",
@@ -103,7 +122,8 @@ final class FunctionOperators implements SqlOperatorTable {
     if (!opName.isSimple()) {
       return;
     }
-    Operator op = byName.get(opName.getSimple().toUpperCase(Locale.ROOT));
+    String name = opName.getSimple().toUpperCase(Locale.ROOT);
+    SqlOperator op = byName.containsKey(name) ? byName.get(name) : aggregatesByName.get(name);
     if (op != null) {
       operatorList.add(op);
     }
@@ -127,7 +147,7 @@ final class FunctionOperators implements SqlOperatorTable {
         return true;
       }
       String name = op.getName().toUpperCase(Locale.ROOT);
-      if (registry.byName.containsKey(name)) {
+      if (registry.byName.containsKey(name) || registry.aggregatesByName.containsKey(name)) {
         return false;
       }
       return op.isAggregator() || STANDARD_FUNCTIONS.contains(name);
@@ -213,7 +233,8 @@ final class FunctionOperators implements SqlOperatorTable {
       super(function.name().toUpperCase(Locale.ROOT), SqlKind.OTHER_FUNCTION,
           binding -> returnType(function, binding),
           (callBinding, returnType, operandTypes) -> inferUnknown(function, callBinding, operandTypes),
-          new Checker(function), SqlFunctionCategory.SYSTEM);
+          new Checker(function, types -> FunctionRegistry.resolve(function, Binding.of(types)).isPresent()),
+          SqlFunctionCategory.SYSTEM);
       this.function = function;
     }
 
@@ -233,7 +254,7 @@ final class FunctionOperators implements SqlOperatorTable {
     }
 
     /** Types for operands written as bare NULL (or parameters): the first matching signature's. */
-    private static void inferUnknown(ScalarFunction function, SqlCallBinding binding, RelDataType[] operandTypes) {
+    private static void inferUnknown(RegisteredFunction function, SqlCallBinding binding, RelDataType[] operandTypes) {
       RelDataTypeFactory f = binding.getTypeFactory();
       int n = binding.getOperandCount();
       Signature signature = function.signatures().stream().filter(s -> s.takes(n)).findFirst()
@@ -262,13 +283,52 @@ final class FunctionOperators implements SqlOperatorTable {
     }
   }
 
+  /**
+   * The Calcite aggregate function standing for one registry aggregate: the registry checks its
+   * arguments and gives its type; {@code DISTINCT}, {@code FILTER} and (as the function allows)
+   * an ordering of its rows are accepted.
+   */
+  static final class AggregateOperator extends SqlAggFunction {
+    final AggregateFunction function;
+
+    AggregateOperator(AggregateFunction function) {
+      super(function.name().toUpperCase(Locale.ROOT), null, SqlKind.OTHER_FUNCTION,
+          binding -> aggregateType(function, binding),
+          (callBinding, returnType, operandTypes) -> Operator.inferUnknown(function, callBinding, operandTypes),
+          new Checker(function, types -> FunctionRegistry.resolve(function, Binding.of(types)).isPresent()),
+          SqlFunctionCategory.SYSTEM, false, false, switch (function.ordering()) {
+            case FORBIDDEN -> Optionality.FORBIDDEN;
+            case OPTIONAL -> Optionality.OPTIONAL;
+            case REQUIRED -> Optionality.MANDATORY;
+          });
+      this.function = function;
+    }
+
+    @Override
+    public boolean isQuantifierAllowed() {
+      return true;
+    }
+
+    private static RelDataType aggregateType(AggregateFunction function, SqlOperatorBinding binding) {
+      List<SqlType> types = lakeTypes(binding);
+      FunctionRegistry.AggregateResolution r = types.contains(null) ? null
+          : FunctionRegistry.resolve(function, Binding.of(types)).orElse(null);
+      if (r == null) {
+        throw new IllegalStateException(function.name() + " called with operands it was not checked for");
+      }
+      RelDataTypeFactory f = binding.getTypeFactory();
+      RelDataType t = RelTypes.toCalcite(f, r.result());
+      return function.listResult() ? f.createTypeWithNullability(f.createArrayType(t, -1), true) : t;
+    }
+  }
+
   /** Accepts a call exactly when the registry resolves it; names the signatures when it does not. */
-  private record Checker(ScalarFunction function) implements SqlOperandTypeChecker {
+  private record Checker(RegisteredFunction function, Predicate<List<SqlType>> resolves)
+      implements SqlOperandTypeChecker {
     @Override
     public boolean checkOperandTypes(SqlCallBinding binding, boolean throwOnFailure) {
       List<SqlType> types = lakeTypes(binding);
-      boolean ok = !types.contains(null)
-          && FunctionRegistry.resolve(function, Binding.of(types)).isPresent();
+      boolean ok = !types.contains(null) && resolves.test(types);
       if (!ok && throwOnFailure) {
         List<RelDataType> operandTypes = new ArrayList<>();
         for (int i = 0; i < binding.getOperandCount(); i++) {

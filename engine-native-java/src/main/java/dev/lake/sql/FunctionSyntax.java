@@ -94,7 +94,7 @@ final class FunctionSyntax {
       SqlCall ilike = registry(RegexFunctions.ILIKE).createCall(pos, call.getOperandList());
       return op == SqlLibraryOperators.ILIKE ? ilike : SqlStdOperatorTable.NOT.createCall(pos, ilike);
     }
-    return null;
+    return RegistryAggregates.replacement(call);
   }
 
   private static org.apache.calcite.sql.SqlOperator registry(ScalarFunction f) {

@@ -14,6 +14,7 @@ import dev.lake.exec.op.JoinTable;
 import dev.lake.exec.op.LimitOperator;
 import dev.lake.exec.op.Morsels;
 import dev.lake.exec.op.ParallelAggregateOperator;
+import dev.lake.exec.op.PartialStates;
 import dev.lake.exec.op.Operator;
 import dev.lake.exec.op.ProjectOperator;
 import dev.lake.exec.op.ScanOperator;
@@ -471,7 +472,34 @@ final class RelTranslator {
         k++;
         continue;
       }
-      if (call.filterArg >= 0 || call.getArgList().size() > 1 || !call.getCollation().getFieldCollations().isEmpty()) {
+      java.util.function.IntFunction<Expr> input = a -> {
+        if (fused != null) {
+          return fused.get(a);
+        }
+        if (in.types().get(a) == null) {
+          throw RexToExpr.wholeValue(call.getAggregation().getName() + "(" + in.names().get(a) + ")",
+              aggregate.getInput().getRowType().getFieldList().get(a).getType());
+        }
+        return new Expr.Column(a, in.names().get(a), in.types().get(a));
+      };
+      Expr filter = call.filterArg >= 0 ? input.apply(call.filterArg) : null;
+      if (call.getAggregation() instanceof FunctionOperators.AggregateOperator registered) {
+        Expr.Agg agg = RegistryAggregates.translate(registered.function, call, input, filter);
+        SqlType type = agg.type();
+        boolean list = registered.function.listResult();
+        Field f = list ? RegistryAggregates.listField(names.get(k), type) : field(names.get(k), type);
+        slots.add(calls.size());
+        literals.add(null);
+        calls.add(agg);
+        sum0.add(false);
+        fields.add(f);
+        types.add(list ? null : type);
+        outFields.add(f);
+        outTypes.add(list ? null : type);
+        k++;
+        continue;
+      }
+      if (call.getArgList().size() > 1 || !call.getCollation().getFieldCollations().isEmpty()) {
         throw RexToExpr.unsupported("aggregate " + call);
       }
       Expr arg = null;
@@ -508,7 +536,7 @@ final class RelTranslator {
       SqlType type = resultType(fn, arg == null ? null : arg.type());
       slots.add(calls.size());
       literals.add(null);
-      calls.add(new Expr.Agg(fn, call.isDistinct(), arg, type));
+      calls.add(new Expr.Agg(fn, call.isDistinct(), arg, type, filter, null));
       sum0.add(kind == SqlKind.SUM0);
       fields.add(field(names.get(k), type));
       types.add(type);
@@ -611,6 +639,10 @@ final class RelTranslator {
   private record Fused(Node input, List<Expr> exprs) {}
 
   private static boolean decomposable(Expr.Agg call) {
+    if (call.fn() == Expr.AggFn.REGISTERED) {
+      // Any registry aggregate merges its partial states; a list result is not yet projected through.
+      return !call.registered().spec().function().listResult();
+    }
     return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE;
   }
 
@@ -638,18 +670,26 @@ final class RelTranslator {
         case COUNT -> {
           // A scan with no units (an empty table, or every block pruned) leaves the final
           // aggregate no partials: their SUM is NULL, but the count of no rows is 0.
-          Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), call.type()));
+          Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), call.type(), call.filter(), null));
           out.add(zeroIfNull(finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, p, int64))));
         }
         case AVG -> {
           SqlType sumType = resultType(Expr.AggFn.SUM, call.arg().type());
-          Expr s = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.SUM, false, call.arg(), sumType));
-          Expr c = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), int64));
+          Expr s = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.SUM, false, call.arg(), sumType, call.filter(), null));
+          Expr c = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), int64, call.filter(), null));
           Expr sum = finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, s, sumType));
           Expr count = finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, c, int64));
           Expr none = new Expr.Call(Expr.Op.EQ, List.of(count, new Expr.Literal(0L, int64)), SqlType.of(SqlType.Kind.BOOL, true));
           out.add(new Expr.Case(List.of(none), List.of(new Expr.Literal(null, call.type())),
               averageOf(sum, count, call.type()), call.type()));
+        }
+        case REGISTERED -> {
+          // Each morsel's states travel as handles; the final aggregate merges the states.
+          Expr.Registered r = call.registered();
+          Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.REGISTERED, call.distinct(),
+              call.arg(), int64.withNullable(false), call.filter(), new Expr.Registered(r.spec(), r.inputs(), Expr.Phase.PARTIAL)));
+          out.add(finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.REGISTERED, call.distinct(), p,
+              call.type(), null, new Expr.Registered(r.spec(), List.of(p), Expr.Phase.FINAL))));
         }
         default -> {
           Expr p = partialColumn(partialCalls, partialFields, k, call);
@@ -661,12 +701,15 @@ final class RelTranslator {
     Schema finalSchema = new Schema(finalFields);
     Schema outSchema = new Schema(outFields);
     int workers = threads;
-    return a -> new ParallelAggregateOperator(() -> pipeline.start().apply(a),
-        source -> new HashAggregateOperator(source, partialSchema, keys, partialCalls, a),
-        partialSchema, k,
-        partials -> new ProjectOperator(
-            new HashAggregateOperator(partials, finalSchema, finalKeys, finalCalls, a), outSchema, out, a),
-        outSchema, workers, a);
+    return a -> {
+      PartialStates states = new PartialStates(a);
+      return new ParallelAggregateOperator(() -> pipeline.start().apply(a),
+          source -> new HashAggregateOperator(source, partialSchema, keys, partialCalls, a, states),
+          partialSchema, k,
+          partials -> new ProjectOperator(
+              new HashAggregateOperator(partials, finalSchema, finalKeys, finalCalls, a, states), outSchema, out, a),
+          outSchema, workers, a, states);
+    };
   }
 
   /**
@@ -707,6 +750,7 @@ final class RelTranslator {
           ? SqlType.decimal(SqlType.MAX_DECIMAL_PRECISION, Math.max(arg.scale(), 6), true)
           : SqlType.of(SqlType.Kind.FLOAT64, true);
       case MIN, MAX, SINGLE_VALUE -> arg.withNullable(true);
+      case REGISTERED -> throw new IllegalStateException("a registered aggregate's type is its function's");
     };
   }
 

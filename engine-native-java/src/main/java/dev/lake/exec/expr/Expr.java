@@ -30,7 +30,10 @@ public sealed interface Expr {
           c.otherwise().transform(f), c.type());
       case InList in -> new InList(in.arg().transform(f), in.values(), in.negated(), in.type());
       case Like l -> new Like(l.arg().transform(f), l.pattern(), l.escape(), l.negated(), l.type());
-      case Agg a -> new Agg(a.fn(), a.distinct(), a.arg() == null ? null : a.arg().transform(f), a.type());
+      case Agg a -> new Agg(a.fn(), a.distinct(), a.arg() == null ? null : a.arg().transform(f), a.type(),
+          a.filter() == null ? null : a.filter().transform(f),
+          a.registered() == null ? null : new Registered(a.registered().spec(),
+              a.registered().inputs().stream().map(x -> x.transform(f)).toList(), a.registered().phase()));
       case Nested n -> new Nested(n.column(), n.name(), n.path().stream()
           .map(s -> s instanceof Step.Element e ? new Step.Element(e.index().transform(f)) : s).toList(),
           n.result(), n.type());
@@ -53,7 +56,8 @@ public sealed interface Expr {
           || c.thens().stream().anyMatch(a -> a.anyMatch(test)) || c.otherwise().anyMatch(test);
       case InList in -> in.arg().anyMatch(test);
       case Like l -> l.arg().anyMatch(test);
-      case Agg a -> a.arg() != null && a.arg().anyMatch(test);
+      case Agg a -> a.arg() != null && a.arg().anyMatch(test) || a.filter() != null && a.filter().anyMatch(test)
+          || a.registered() != null && a.registered().inputs().stream().anyMatch(x -> x.anyMatch(test));
       case Nested n -> n.path().stream().anyMatch(s -> s instanceof Step.Element e && e.index().anyMatch(test));
     };
   }
@@ -132,11 +136,53 @@ public sealed interface Expr {
   record Like(Expr arg, String pattern, Character escape, boolean negated, SqlType type)
       implements Expr {}
 
-  /** {@code SINGLE_VALUE} is a scalar subquery's value: more than one row per group is an error. */
-  enum AggFn { COUNT, SUM, AVG, MIN, MAX, SINGLE_VALUE }
+  /**
+   * {@code SINGLE_VALUE} is a scalar subquery's value: more than one row per group is an error.
+   * {@code REGISTERED} is an aggregate of the {@link dev.lake.exec.fn.FunctionRegistry} (its
+   * {@link Agg#registered()} says which); the others run the engine's built-in kernels.
+   */
+  enum AggFn { COUNT, SUM, AVG, MIN, MAX, SINGLE_VALUE, REGISTERED }
 
-  /** An aggregate call; {@code arg} is null for {@code count(*)}. Only valid below an aggregate. */
-  record Agg(AggFn fn, boolean distinct, Expr arg, SqlType type) implements Expr {}
+  /**
+   * An aggregate call; {@code arg} is null for {@code count(*)}. Only valid below an aggregate.
+   * {@code filter}, when not null, is the BOOLEAN condition of {@code FILTER (WHERE ...)}: only
+   * rows where it is TRUE reach the aggregate. {@code registered} is set exactly when {@code fn}
+   * is {@link AggFn#REGISTERED}.
+   */
+  record Agg(AggFn fn, boolean distinct, Expr arg, SqlType type, Expr filter, Registered registered)
+      implements Expr {
+    public Agg {
+      if ((fn == AggFn.REGISTERED) != (registered != null)) {
+        throw new IllegalArgumentException("a registered aggregate, and only it, names its function");
+      }
+    }
+
+    /** A built-in aggregate without FILTER. */
+    public Agg(AggFn fn, boolean distinct, Expr arg, SqlType type) {
+      this(fn, distinct, arg, type, null, null);
+    }
+  }
+
+  /**
+   * The call of a registry aggregate: {@code inputs} are its arguments (converted to the
+   * binding's types) followed by its ORDER BY keys, in {@code spec}'s order. In a parallel
+   * aggregation the same call runs in two phases: {@link Phase#PARTIAL} over each morsel,
+   * yielding one BIGINT handle per group to that group's partial state, and {@link Phase#FINAL},
+   * whose one input is that handle column and which merges the states it names.
+   */
+  record Registered(dev.lake.exec.fn.AggregateSpec spec, List<Expr> inputs, Phase phase) {
+    public Registered {
+      inputs = List.copyOf(inputs);
+    }
+
+    /** The call computed in one step over its rows. */
+    public Registered(dev.lake.exec.fn.AggregateSpec spec, List<Expr> inputs) {
+      this(spec, inputs, Phase.COMPLETE);
+    }
+  }
+
+  /** Which part of a registry aggregate an aggregation computes (see {@link Registered}). */
+  enum Phase { COMPLETE, PARTIAL, FINAL }
 
   /** One step into a nested value: a struct's field, or a list's element. */
   sealed interface Step {

@@ -24,17 +24,67 @@ public final class FunctionRegistry {
       .addAll(RegexFunctions.ALL)
       .addAll(MathFunctions.ALL)
       .addAll(ComparisonFunctions.ALL)
+      .addAggregates(StatisticsAggregates.ALL)
+      .addAggregates(BooleanAggregates.ALL)
+      .addAggregates(OrderedAggregates.ALL)
+      .addAggregates(ApproximateAggregates.ALL)
       .build();
 
   /** A call matched to one of its function's signatures. */
   public record Resolution(ScalarFunction function, Signature signature, Binding binding, SqlType result) {}
 
+  /** An aggregate call matched to one of its function's signatures. */
+  public record AggregateResolution(AggregateFunction function, Signature signature, Binding binding,
+      SqlType result) {}
+
   private final Map<String, ScalarFunction> byName;
   private final List<ScalarFunction> functions;
+  private final Map<String, AggregateFunction> aggregatesByName;
+  private final List<AggregateFunction> aggregates;
 
-  private FunctionRegistry(Map<String, ScalarFunction> byName, List<ScalarFunction> functions) {
+  private FunctionRegistry(Map<String, ScalarFunction> byName, List<ScalarFunction> functions,
+      Map<String, AggregateFunction> aggregatesByName, List<AggregateFunction> aggregates) {
     this.byName = Map.copyOf(byName);
     this.functions = List.copyOf(functions);
+    this.aggregatesByName = Map.copyOf(aggregatesByName);
+    this.aggregates = List.copyOf(aggregates);
+  }
+
+  /** The aggregate function called {@code name} (any case, any of its aliases). */
+  public Optional<AggregateFunction> lookupAggregate(String name) {
+    return Optional.ofNullable(aggregatesByName.get(name.toLowerCase(Locale.ROOT)));
+  }
+
+  /** Every aggregate function, in registration order. */
+  public List<AggregateFunction> aggregates() {
+    return aggregates;
+  }
+
+  /** Matches an aggregate call to its function's first signature that takes its arguments. */
+  public static Optional<AggregateResolution> resolve(AggregateFunction function, Binding args) {
+    return match(function, args).map(b -> new AggregateResolution(function, b.signature(), b.binding(),
+        function.resultType(b.binding())));
+  }
+
+  private record Matched(Signature signature, Binding binding) {}
+
+  private static Optional<Matched> match(RegisteredFunction function, Binding args) {
+    for (Signature s : function.signatures()) {
+      if (!s.takes(args.size())) {
+        continue;
+      }
+      List<SqlType> converted = new ArrayList<>(args.size());
+      boolean ok = true;
+      for (int i = 0; i < args.size() && ok; i++) {
+        SqlType t = s.param(i).accept(args.type(i));
+        ok = t != null;
+        converted.add(t);
+      }
+      if (ok && unifySame(s, converted)) {
+        return Optional.of(new Matched(s, args.withTypes(converted)));
+      }
+    }
+    return Optional.empty();
   }
 
   /** Every function lake ships. */
@@ -58,23 +108,8 @@ public final class FunctionRegistry {
    * none does.
    */
   public static Optional<Resolution> resolve(ScalarFunction function, Binding args) {
-    for (Signature s : function.signatures()) {
-      if (!s.takes(args.size())) {
-        continue;
-      }
-      List<SqlType> converted = new ArrayList<>(args.size());
-      boolean ok = true;
-      for (int i = 0; i < args.size() && ok; i++) {
-        SqlType t = s.param(i).accept(args.type(i));
-        ok = t != null;
-        converted.add(t);
-      }
-      if (ok && (ok = unifySame(s, converted))) {
-        Binding binding = args.withTypes(converted);
-        return Optional.of(new Resolution(function, s, binding, function.resultType(binding)));
-      }
-    }
-    return Optional.empty();
+    return match(function, args).map(m -> new Resolution(function, m.signature(), m.binding(),
+        function.resultType(m.binding())));
   }
 
   /** Converts the arguments bound to {@link Param#SAME} to their common type; false if they have none. */
@@ -141,7 +176,7 @@ public final class FunctionRegistry {
   }
 
   /** Every form of {@code function}, for a message: {@code lpad(VARCHAR, BIGINT), lpad(VARCHAR, BIGINT, VARCHAR)}. */
-  public static String describeSignatures(ScalarFunction function) {
+  public static String describeSignatures(RegisteredFunction function) {
     return String.join(", ", function.signatures().stream().map(s -> s.describe(function.name())).toList());
   }
 
@@ -153,6 +188,7 @@ public final class FunctionRegistry {
   public List<String> closestNames(String name, Collection<String> others) {
     String wanted = name.toLowerCase(Locale.ROOT);
     TreeSet<String> candidates = new TreeSet<>(byName.keySet());
+    candidates.addAll(aggregatesByName.keySet());
     others.forEach(o -> candidates.add(o.toLowerCase(Locale.ROOT)));
     int limit = Math.max(2, wanted.length() / 3);
     record Scored(String name, int distance) {}
@@ -191,16 +227,35 @@ public final class FunctionRegistry {
   public static final class Builder {
     private final Map<String, ScalarFunction> byName = new LinkedHashMap<>();
     private final List<ScalarFunction> functions = new ArrayList<>();
+    private final Map<String, AggregateFunction> aggregatesByName = new LinkedHashMap<>();
+    private final List<AggregateFunction> aggregates = new ArrayList<>();
 
     public Builder add(ScalarFunction f) {
       functions.add(f);
       List<String> names = new ArrayList<>(f.aliases());
       names.add(f.name());
       for (String n : names) {
-        if (byName.putIfAbsent(n, f) != null) {
+        if (aggregatesByName.containsKey(n) || byName.putIfAbsent(n, f) != null) {
           throw new IllegalStateException("two functions are called " + n);
         }
       }
+      return this;
+    }
+
+    public Builder addAggregate(AggregateFunction f) {
+      aggregates.add(f);
+      List<String> names = new ArrayList<>(f.aliases());
+      names.add(f.name());
+      for (String n : names) {
+        if (byName.containsKey(n) || aggregatesByName.putIfAbsent(n, f) != null) {
+          throw new IllegalStateException("two functions are called " + n);
+        }
+      }
+      return this;
+    }
+
+    public Builder addAggregates(List<? extends AggregateFunction> fs) {
+      fs.forEach(this::addAggregate);
       return this;
     }
 
@@ -210,7 +265,7 @@ public final class FunctionRegistry {
     }
 
     public FunctionRegistry build() {
-      return new FunctionRegistry(byName, functions);
+      return new FunctionRegistry(byName, functions, aggregatesByName, aggregates);
     }
   }
 }

@@ -45,6 +45,7 @@ abstract class Accumulator {
       case AVG -> in.kind() == SqlType.Kind.DECIMAL ? new AvgDecimal(agg.type()) : new AvgDouble();
       case MIN, MAX -> new MinMax(agg.fn() == Expr.AggFn.MAX, agg.type());
       case SINGLE_VALUE -> new Single(new MinMax(true, agg.type()));
+      case REGISTERED -> throw new IllegalStateException("a registered aggregate has a GroupState: " + agg);
     };
   }
 

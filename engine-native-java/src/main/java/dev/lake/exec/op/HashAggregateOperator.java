@@ -2,12 +2,13 @@ package dev.lake.exec.op;
 
 import dev.lake.exec.Batch;
 import dev.lake.exec.Col;
+import dev.lake.exec.Cols;
 import dev.lake.exec.HeapBudget;
 import dev.lake.exec.SqlType;
 import dev.lake.exec.Vectors;
 import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
-import java.math.BigDecimal;
+import dev.lake.exec.fn.GroupState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,6 +35,7 @@ public final class HashAggregateOperator implements Operator {
   private final List<Expr.Agg> aggs;
   /** The distinct aggregate arguments, each evaluated once a batch; -1 in argSlot for count(*). */
   private final List<Kernel> aggArgs;
+  private final List<SqlType> argTypes;
   /**
    * For each distinct argument that is a bare column, its index in the input batch, else -1: such
    * arguments are read into arrays kept from batch to batch ({@link Vectors#readReusing}), which
@@ -43,16 +45,32 @@ public final class HashAggregateOperator implements Operator {
   private final int[] argSlot;
   /** For a SUM or AVG of a product, the slot of its second factor ({@link #argSlot} has the first); else -1. */
   private final int[] factorSlot;
+  /** For a registered aggregate, the slots of its inputs (arguments, then ORDER BY keys); else null. */
+  private final int[][] inputSlots;
+  /** For an aggregate with {@code FILTER (WHERE ...)}, the slot of its condition; else -1. */
+  private final int[] filterSlot;
   /** Whether every argument can be computed for any row without failing (see {@link #total}). */
   private final boolean argsTotal;
   private final BufferAllocator allocator;
   private final HeapBudget heap;
+  private final PartialStates partialStates;
   private VectorSchemaRoot output;
   private int emitted;
 
   /** @param schema the output: one field per key, then one per aggregate */
   public HashAggregateOperator(
       Operator input, Schema schema, List<Expr> keys, List<Expr.Agg> aggs, BufferAllocator allocator) {
+    this(input, schema, keys, aggs, allocator, null);
+  }
+
+  /**
+   * An aggregation that is one phase of a parallel one: its registry aggregates of phase
+   * PARTIAL register their states with {@code partialStates} and emit handles, those of phase
+   * FINAL merge the states their input handles name (see {@link Expr.Registered}).
+   */
+  public HashAggregateOperator(Operator input, Schema schema, List<Expr> keys, List<Expr.Agg> aggs,
+      BufferAllocator allocator, PartialStates partialStates) {
+    this.partialStates = partialStates;
     this.input = input;
     this.schema = schema;
     this.keyExprs = List.copyOf(keys);
@@ -60,11 +78,17 @@ public final class HashAggregateOperator implements Operator {
     this.aggs = List.copyOf(aggs);
     this.argSlot = new int[aggs.size()];
     this.factorSlot = new int[aggs.size()];
+    this.inputSlots = new int[aggs.size()][];
+    this.filterSlot = new int[aggs.size()];
     List<Expr> distinct = new ArrayList<>();
     for (int a = 0; a < aggs.size(); a++) {
       Expr.Agg agg = aggs.get(a);
       factorSlot[a] = -1;
-      if (agg.arg() == null) {
+      filterSlot[a] = agg.filter() == null ? -1 : slotOf(agg.filter(), distinct);
+      if (agg.registered() != null) {
+        argSlot[a] = -1;
+        inputSlots[a] = agg.registered().inputs().stream().mapToInt(e -> slotOf(e, distinct)).toArray();
+      } else if (agg.arg() == null) {
         argSlot[a] = -1;
       } else if (SharedAggregates.sumsProduct(agg)) {
         // The sum multiplies as it adds: the product is never stored.
@@ -77,6 +101,7 @@ public final class HashAggregateOperator implements Operator {
     }
     // The accumulators are done with a batch's arguments before the next is evaluated.
     this.aggArgs = Kernel.compileShared(distinct, true);
+    this.argTypes = distinct.stream().map(Expr::type).toList();
     this.argColumns = distinct.stream().mapToInt(e -> e instanceof Expr.Column c ? c.index() : -1).toArray();
     this.argsTotal = distinct.stream().allMatch(HashAggregateOperator::total);
     this.allocator = allocator;
@@ -122,13 +147,7 @@ public final class HashAggregateOperator implements Operator {
 
   /** Key identity: -0.0 equals 0.0 and decimals compare by value, as SQL equality does. */
   static Object normaliseKey(Object v) {
-    if (v instanceof Double d && d == 0.0) {
-      return 0.0;
-    }
-    if (v instanceof BigDecimal d) {
-      return d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros();
-    }
-    return v;
+    return GroupState.sqlIdentity(v);
   }
 
   @Override
@@ -152,10 +171,24 @@ public final class HashAggregateOperator implements Operator {
   private void aggregate() {
     SharedAggregates shared = new SharedAggregates();
     List<Accumulator> accumulators = new ArrayList<>();
+    // A registered aggregate has a state of its function's and no accumulator (null), a built-in one the reverse.
+    List<GroupState> states = new ArrayList<>();
     for (int a = 0; a < aggs.size(); a++) {
-      Accumulator reader = shared.accumulator(aggs.get(a), argSlot[a], factorSlot[a]);
-      accumulators.add(reader != null ? reader : Accumulator.create(aggs.get(a)));
+      Expr.Agg agg = aggs.get(a);
+      if (agg.registered() != null) {
+        accumulators.add(null);
+        states.add(agg.registered().spec().function().newState(agg.registered().spec()));
+        continue;
+      }
+      Accumulator reader = shared.accumulator(agg, argSlot[a], factorSlot[a]);
+      accumulators.add(reader != null ? reader : Accumulator.create(agg));
+      states.add(null);
     }
+    long stateBytes = 0;
+    // Built-in aggregates without FILTER (TPC-H's) skip the bookkeeping of both.
+    boolean anyState = states.stream().anyMatch(java.util.Objects::nonNull);
+    boolean anyFilter = Arrays.stream(filterSlot).anyMatch(f -> f >= 0);
+    FilteredRows filtered = new FilteredRows(aggArgs.size());
     boolean allShared = shared.readers() == aggs.size();
     GroupKeys groupKeys = new GroupKeys(keyExprs);
     long perGroup = bytesPerGroup();
@@ -206,8 +239,43 @@ public final class HashAggregateOperator implements Operator {
         args[j] = read != null ? read : aggArgs.get(j).eval(evaluated);
       }
       shared.add(byRow, rows, args, groupCount);
+      if (anyFilter) {
+        filtered.reset();
+      }
       for (int a = 0; a < accumulators.size(); a++) {
-        accumulators.get(a).add(byRow, rows, argSlot[a] < 0 ? null : args[argSlot[a]], groupCount);
+        int[] g = byRow;
+        int count = rows;
+        int f = filterSlot[a];
+        if (f >= 0) {
+          g = filtered.groups(f, (Col.Bools) args[f], byRow, rows);
+          count = filtered.count(f);
+        }
+        if (states.get(a) != null && agg(a).phase() == Expr.Phase.FINAL) {
+          mergeHandles(states.get(a), (Col.Longs) args[inputSlots[a][0]], g, count, groupCount);
+          continue;
+        }
+        if (states.get(a) != null) {
+          Col[] inputs = new Col[inputSlots[a].length];
+          for (int j = 0; j < inputs.length; j++) {
+            int slot = inputSlots[a][j];
+            inputs[j] = f < 0 ? args[slot] : filtered.column(f, slot, args[slot], argTypes.get(slot));
+          }
+          states.get(a).add(g, count, inputs, groupCount);
+          continue;
+        }
+        Col input = argSlot[a] < 0 ? null : args[argSlot[a]];
+        if (f >= 0 && input != null) {
+          input = filtered.column(f, argSlot[a], input, argTypes.get(argSlot[a]));
+        }
+        accumulators.get(a).add(g, count, input, groupCount);
+      }
+      if (anyState) {
+        long nowBytes = 0;
+        for (GroupState state : states) {
+          nowBytes += state == null ? 0 : state.heapBytes();
+        }
+        heap.charge(nowBytes - stateBytes);
+        stateBytes = Math.max(stateBytes, nowBytes);
       }
     }
     int groupCount = groupKeys.groupCount();
@@ -221,7 +289,18 @@ public final class HashAggregateOperator implements Operator {
       for (int a = 0; a < accumulators.size(); a++) {
         FieldVector v = schema.getFields().get(keyExprs.size() + a).createVector(allocator);
         vectors.add(v);
-        Vectors.write(accumulators.get(a).result(groupCount), v);
+        if (states.get(a) != null && agg(a).phase() == Expr.Phase.PARTIAL) {
+          int id = partialStates.register(states.get(a));
+          Col.Longs handles = new Col.Longs(groupCount);
+          for (int g = 0; g < groupCount; g++) {
+            handles.values[g] = PartialStates.handle(id, g);
+          }
+          Vectors.write(handles, v);
+        } else if (states.get(a) != null) {
+          states.get(a).write(groupCount, v);
+        } else {
+          Vectors.write(accumulators.get(a).result(groupCount), v);
+        }
       }
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
@@ -230,6 +309,88 @@ public final class HashAggregateOperator implements Operator {
     output = new VectorSchemaRoot(schema.getFields(), vectors, groupCount);
     // The groups now live in the output's Arrow buffers; the heap state is garbage.
     heap.close();
+  }
+
+  private Expr.Registered agg(int a) {
+    return aggs.get(a).registered();
+  }
+
+  /**
+   * Merges into {@code state} the partial states' groups that {@code handles} name: row {@code i}'s
+   * partial group joins group {@code groups[i]}. A batch's handles come from one partial
+   * aggregate (one id) in the common case, so each id is merged once a batch.
+   */
+  private void mergeHandles(GroupState state, Col.Longs handles, int[] groups, int count, int groupCount) {
+    java.util.Map<Integer, int[]> into = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      int id = (int) (handles.values[i] >>> 32);
+      int g = (int) handles.values[i];
+      int[] map = into.get(id);
+      if (map == null || map.length <= g) {
+        int[] grown = new int[Math.max(g + 1, map == null ? 0 : map.length * 2)];
+        Arrays.fill(grown, -1);
+        if (map != null) {
+          System.arraycopy(map, 0, grown, 0, map.length);
+        }
+        map = grown;
+        into.put(id, map);
+      }
+      map[g] = groups[i];
+    }
+    for (var e : into.entrySet()) {
+      state.merge(partialStates.get(e.getKey()), e.getValue(), groupCount);
+    }
+  }
+
+  /**
+   * The rows of one batch that pass each FILTER condition (by the condition's slot), and the
+   * arguments gathered to them, each computed once a batch however many aggregates share them.
+   */
+  private static final class FilteredRows {
+    private final int[][] rows;
+    private final int[][] groups;
+    private final int[] counts;
+    private final java.util.Map<Long, Col> columns = new java.util.HashMap<>();
+
+    FilteredRows(int slots) {
+      rows = new int[slots][];
+      groups = new int[slots][];
+      counts = new int[slots];
+    }
+
+    void reset() {
+      java.util.Arrays.fill(rows, null);
+      columns.clear();
+    }
+
+    /** The group of each row where {@code condition} is TRUE, in row order. */
+    int[] groups(int slot, Col.Bools condition, int[] byRow, int n) {
+      if (rows[slot] == null) {
+        int[] kept = new int[n];
+        int[] keptGroups = new int[n];
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+          if (condition.isTrue(i) && byRow[i] >= 0) {
+            kept[count] = i;
+            keptGroups[count++] = byRow[i];
+          }
+        }
+        rows[slot] = kept;
+        groups[slot] = keptGroups;
+        counts[slot] = count;
+      }
+      return groups[slot];
+    }
+
+    int count(int slot) {
+      return counts[slot];
+    }
+
+    /** {@code values} (argument slot {@code arg}) at the rows condition {@code slot} keeps. */
+    Col column(int slot, int arg, Col values, SqlType type) {
+      return columns.computeIfAbsent(((long) slot << 32) | arg,
+          key -> Cols.gather(values, type, rows[slot], counts[slot]));
+    }
   }
 
   @Override

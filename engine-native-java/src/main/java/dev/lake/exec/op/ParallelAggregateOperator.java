@@ -50,6 +50,7 @@ public final class ParallelAggregateOperator implements Operator {
   private final Schema outputSchema;
   private final int threads;
   private final BufferAllocator allocator;
+  private final AutoCloseable shared;
   private VectorSchemaRoot[] partials;
   private VectorSchemaRoot[] merged;
   private Operator finalOp;
@@ -65,6 +66,14 @@ public final class ParallelAggregateOperator implements Operator {
   public ParallelAggregateOperator(Supplier<Morsels> pipeline, UnaryOperator<Operator> partial,
       Schema partialSchema, int keyCount, Function<Operator, Operator> merge, Schema outputSchema,
       int threads, BufferAllocator allocator) {
+    this(pipeline, partial, partialSchema, keyCount, merge, outputSchema, threads, allocator, () -> {});
+  }
+
+  /** @param shared what the stages share for this execution (partial states), closed last */
+  public ParallelAggregateOperator(Supplier<Morsels> pipeline, UnaryOperator<Operator> partial,
+      Schema partialSchema, int keyCount, Function<Operator, Operator> merge, Schema outputSchema,
+      int threads, BufferAllocator allocator, AutoCloseable shared) {
+    this.shared = shared;
     this.pipeline = pipeline;
     this.partial = partial;
     this.partialSchema = partialSchema;
@@ -234,6 +243,11 @@ public final class ParallelAggregateOperator implements Operator {
     } finally {
       closeAll(partials);
       closeAll(merged);
+      try {
+        shared.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing a parallel aggregate's shared state", e);
+      }
     }
   }
 

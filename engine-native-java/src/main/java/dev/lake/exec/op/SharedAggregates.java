@@ -32,7 +32,7 @@ final class SharedAggregates {
    * factor is left to the arithmetic kernels' scalar loops.)
    */
   static boolean sumsProduct(Expr.Agg agg) {
-    return !agg.distinct() && (agg.fn() == Expr.AggFn.SUM || agg.fn() == Expr.AggFn.AVG)
+    return !agg.distinct() && agg.filter() == null && (agg.fn() == Expr.AggFn.SUM || agg.fn() == Expr.AggFn.AVG)
         && agg.arg() instanceof Expr.Call c && c.op() == Expr.Op.MUL && c.type().isFloat()
         && c.args().stream().allMatch(f -> f.type().isFloat() && !(f instanceof Expr.Literal));
   }
@@ -48,7 +48,7 @@ final class SharedAggregates {
    * {@code factor}; it reads this shared state. Null when {@code agg} is not one it computes.
    */
   Accumulator accumulator(Expr.Agg agg, int slot, int factor) {
-    if (agg.distinct()) {
+    if (agg.distinct() || agg.filter() != null || agg.registered() != null) {
       return null;
     }
     if (slot < 0) {

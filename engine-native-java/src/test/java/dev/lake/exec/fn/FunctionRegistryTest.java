@@ -29,7 +29,9 @@ class FunctionRegistryTest {
       }
     }
     List<String> missing = new ArrayList<>();
-    for (ScalarFunction f : REGISTRY.functions()) {
+    List<RegisteredFunction> all = new ArrayList<>(REGISTRY.functions());
+    all.addAll(REGISTRY.aggregates());
+    for (RegisteredFunction f : all) {
       List<String> names = new ArrayList<>(f.aliases());
       names.add(f.name());
       for (String name : names) {
@@ -40,6 +42,19 @@ class FunctionRegistryTest {
       }
     }
     assertEquals(List.of(), missing, "functions no golden file under slt/functions calls");
+  }
+
+  @Test
+  void aggregatesAreLookedUpApartFromScalarsAndResolveTheirSignatures() {
+    assertEquals(StatisticsAggregates.STDDEV_SAMP, REGISTRY.lookupAggregate("STDDEV").orElseThrow());
+    assertTrue(REGISTRY.lookup("stddev").isEmpty());
+    SqlType int32 = SqlType.of(SqlType.Kind.INT32, false);
+    FunctionRegistry.AggregateResolution r = FunctionRegistry.resolve(StatisticsAggregates.VAR_POP,
+        Binding.of(List.of(int32))).orElseThrow();
+    assertEquals(SqlType.Kind.FLOAT64, r.binding().type(0).kind());
+    assertTrue(r.result().nullable(), "a variance of no rows is NULL");
+    assertTrue(FunctionRegistry.resolve(BooleanAggregates.BOOL_OR, Binding.of(List.of(int32))).isEmpty());
+    assertEquals("stddev_pop", REGISTRY.closestNames("stdev_pop", List.of()).getFirst());
   }
 
   @Test

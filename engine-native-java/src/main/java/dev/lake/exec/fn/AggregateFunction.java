@@ -1,0 +1,39 @@
+package dev.lake.exec.fn;
+
+import dev.lake.exec.SqlType;
+
+/**
+ * A function from a group of rows to one value, defined once: its names and signatures ({@link
+ * RegisteredFunction}), its result type, whether it takes an ordering ({@code WITHIN GROUP (ORDER
+ * BY ...)} or {@code ORDER BY} inside the call), and its state ({@link GroupState}): the step
+ * adding a batch of rows, the merge of two partial states and the final value. NULL handling is
+ * the state's: unless a function says otherwise, rows whose arguments are NULL are ignored and a
+ * group without a value yields NULL. Implementations are immutable and shared by every query.
+ */
+public interface AggregateFunction extends RegisteredFunction {
+
+  /** Whether a call may, must or must not carry an ordering of the rows it aggregates. */
+  enum Ordering { FORBIDDEN, OPTIONAL, REQUIRED }
+
+  /**
+   * The type of the result, nullability included, for arguments already converted to a matched
+   * signature's parameters; for a {@link #listResult()} function, the type of the list's elements.
+   */
+  SqlType resultType(Binding args);
+
+  /** Whether the result is a list of {@link #resultType} values ({@code array_agg}). */
+  default boolean listResult() {
+    return false;
+  }
+
+  Ordering ordering();
+
+  /**
+   * Checks a call's constant arguments (a percentile's fraction) before it runs; a refusal is an
+   * {@link IllegalArgumentException} whose message names the function and the value.
+   */
+  default void check(Binding args) {}
+
+  /** A state for every group of one aggregation, computing {@code call}. */
+  GroupState newState(AggregateSpec call);
+}
