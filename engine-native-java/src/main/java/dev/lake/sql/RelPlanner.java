@@ -189,7 +189,7 @@ final class RelPlanner {
     RelBuilder relBuilder = RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), v.reader());
     SqlValidator validator = v.validator();
     if (hasWindow(rel)) {
-      throw new SqlException(SqlException.Kind.UNSUPPORTED, "window functions are not supported yet");
+      rel = Windows.toWindows(rel);
     }
     if (hasSubQuery(rel)) {
       rel = run(rel, HepProgram.builder()
