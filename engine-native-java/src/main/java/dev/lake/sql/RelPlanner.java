@@ -133,6 +133,7 @@ final class RelPlanner {
 
   private Validation validate(SqlNode statement) {
     SqlNode query = FunctionSyntax.rewrite(statement);
+    Windows.checkFrames(query);
     CalciteTables tables = new CalciteTables(catalog, pins);
     JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(RelTypes.TYPE_SYSTEM) {
       // Character literals hold any Unicode text (Calcite's default, ISO-8859-1, refuses '日本').

@@ -19,6 +19,7 @@ import org.apache.calcite.rex.RexWindowBound;
 import org.apache.calcite.rex.RexWindowExclusion;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 
 /**
  * Turns a logical {@link Window} (the input's columns, then one per windowed function of each of
@@ -107,7 +108,7 @@ final class WindowTranslation {
   // ---------------------------------------------------------------- frames
 
   private WindowFrame frame(Window.Group g, List<SortOperator.Key> order) {
-    String text = (g.isRows ? "ROWS" : "RANGE") + " BETWEEN " + g.lowerBound + " AND " + g.upperBound;
+    String text = (g.isRows ? "ROWS" : "RANGE") + " BETWEEN " + text(g.lowerBound) + " AND " + text(g.upperBound);
     if (g.exclude != RexWindowExclusion.EXCLUDE_NO_OTHER) {
       throw RexToExpr.unsupported("window frame " + text + " " + g.exclude);
     }
@@ -135,6 +136,16 @@ final class WindowTranslation {
     SqlType key = !g.isRows && offsets ? in.types().get(order.getFirst().column()) : null;
     return new WindowFrame(g.isRows, bound(g.lowerBound, lowerType, g.isRows, key, text, "starting"),
         bound(g.upperBound, upperType, g.isRows, key, text, "ending"));
+  }
+
+  /** A bound as written, its offset shown as the constant it is. */
+  private String text(RexWindowBound b) {
+    if (b.getOffset() == null) {
+      return b.toString();
+    }
+    RexLiteral literal = constant(b.getOffset());
+    return (literal == null ? b.getOffset().toString() : literal.toString())
+        + (b.isPreceding() ? " PRECEDING" : " FOLLOWING");
   }
 
   private static SqlException invalid(String frame, String problem) {
@@ -203,7 +214,7 @@ final class WindowTranslation {
     return new WindowFrame.Bound(type, offset);
   }
 
-  /** An interval offset on a DATE (whole days) or TIMESTAMP (microseconds) key; months as calendar months. */
+  /** An interval offset on a DATE (days, or microseconds when not whole days) or TIMESTAMP (microseconds) key; months as calendar months. */
   private static Object interval(RexLiteral literal, SqlType key, String frame) {
     SqlTypeName t = literal.getType().getSqlTypeName();
     boolean date = key.kind() == SqlType.Kind.DATE;
@@ -218,7 +229,7 @@ final class WindowTranslation {
       return Math.multiplyExact(millis, MICROS_PER_MILLI);
     }
     if (millis % MILLIS_PER_DAY != 0) {
-      throw invalid(frame, "RANGE offset " + literal + " over a DATE ORDER BY column must be whole days");
+      return new WindowFrame.DateMicros(Math.multiplyExact(millis, MICROS_PER_MILLI));
     }
     return millis / MILLIS_PER_DAY;
   }
@@ -235,6 +246,29 @@ final class WindowTranslation {
   }
 
   // ---------------------------------------------------------------- functions
+
+  /** Whether argument {@code i} of {@code kind} is a value the result is copied from (not a count). */
+  private static boolean carriesValue(WindowFunction.Kind kind, int i) {
+    return switch (kind) {
+      case LAG, LEAD -> i == 0 || i == 2;
+      case FIRST_VALUE, LAST_VALUE, NTH_VALUE, MIN, MAX -> i == 0;
+      default -> false;
+    };
+  }
+
+  /** Whether values of {@code a} are held as values of {@code b} are (the operator copies them unconverted). */
+  private static boolean sameRepresentation(SqlType a, SqlType b) {
+    if (a.isLongBacked() || b.isLongBacked()) {
+      return a.isLongBacked() && b.isLongBacked();
+    }
+    if (a.isFloat() || b.isFloat()) {
+      return a.isFloat() && b.isFloat();
+    }
+    if (a.kind() == SqlType.Kind.DECIMAL || b.kind() == SqlType.Kind.DECIMAL) {
+      return a.kind() == b.kind() && a.scale() == b.scale();
+    }
+    return a.kind() == b.kind();
+  }
 
   private WindowFunction function(Window.RexWinAggCall call) {
     String name = call.getOperator().getName().toLowerCase(java.util.Locale.ROOT);
@@ -279,6 +313,10 @@ final class WindowTranslation {
           throw RexToExpr.wholeValue(name + "(" + in.names().get(ref.getIndex()) + ") OVER a window",
               operand.getType());
         }
+        if (carriesValue(kind, i) && !sameRepresentation(t, type)) {
+          throw new SqlException(SqlException.Kind.INVALID, name + ": argument " + (i + 1) + " ("
+              + in.names().get(ref.getIndex()) + ", " + t + ") does not have the result's type " + type);
+        }
         args[i] = ref.getIndex();
         constants.add(null);
         continue;
@@ -286,6 +324,11 @@ final class WindowTranslation {
       RexLiteral literal = constant(operand);
       if (literal == null) {
         throw RexToExpr.unsupported(name + " with argument " + operand);
+      }
+      if (carriesValue(kind, i) && !literal.isNull()
+          && SqlTypeUtil.isCharacter(literal.getType()) != (type.kind() == SqlType.Kind.UTF8)) {
+        throw new SqlException(SqlException.Kind.INVALID, name + ": argument " + (i + 1) + " ("
+            + literal + ") does not have the result's type " + type);
       }
       args[i] = -1;
       boolean count = i == 1 && (kind == WindowFunction.Kind.LAG || kind == WindowFunction.Kind.LEAD

@@ -258,7 +258,16 @@ final class WindowEvaluator {
     int row = ord[g];
     switch (col) {
       case Col.Longs c -> {
-        long target = shifted(c.values[row], bound.offset(), add);
+        long target;
+        if (bound.offset() instanceof WindowFrame.DateMicros micros) {
+          // Keys are days; the bound is a time of day. Round it to the days it admits: a start
+          // admits keys at or past it, an end keys not past it.
+          long at = shifted(saturatedTimes(c.values[row]), micros.micros(), add);
+          boolean up = end == descending;
+          target = up ? Math.ceilDiv(at, MICROS_PER_DAY) : Math.floorDiv(at, MICROS_PER_DAY);
+        } else {
+          target = shifted(c.values[row], bound.offset(), add);
+        }
         int a = lo;
         int b = hi;
         while (a < b) {
@@ -312,6 +321,11 @@ final class WindowEvaluator {
     }
   }
 
+  private static long saturatedTimes(long days) {
+    long micros = days * MICROS_PER_DAY;
+    return micros / MICROS_PER_DAY == days ? micros : days < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+  }
+
   /** {@code value} plus or minus the offset, saturating at the ends of {@code long}. */
   private long shifted(long value, Object offset, boolean add) {
     if (offset instanceof WindowFrame.Months months) {
@@ -327,7 +341,7 @@ final class WindowEvaluator {
         return add ? Long.MAX_VALUE : Long.MIN_VALUE;
       }
     }
-    long o = (Long) offset;
+    long o = offset instanceof WindowFrame.DateMicros micros ? micros.micros() : (Long) offset;
     long r = add ? value + o : value - o;
     if (add ? r < value : r > value) {
       return add ? Long.MAX_VALUE : Long.MIN_VALUE;

@@ -20,7 +20,8 @@ public record WindowFrame(boolean rows, Bound lower, Bound upper) {
    *
    * @param offset for PRECEDING and FOLLOWING: a row count ({@code Long}) in ROWS mode; in RANGE
    *     mode the distance in the order key's representation: {@code Long} (integers, days of a
-   *     date, microseconds of a timestamp), {@code Double}, {@code BigDecimal}, or {@link Months};
+   *     date, microseconds of a timestamp), {@code Double}, {@code BigDecimal}, {@link Months} or
+   *     {@link DateMicros};
    *     null for the other types. Never negative.
    */
   public record Bound(Type type, Object offset) {
@@ -56,6 +57,17 @@ public record WindowFrame(boolean rows, Bound lower, Bound upper) {
     @Override
     public String toString() {
       return "INTERVAL '" + months + "' MONTH";
+    }
+  }
+
+  /**
+   * A day-time interval that is not whole days on a DATE key: the key is compared as the
+   * timestamp of its midnight, as PostgreSQL does.
+   */
+  public record DateMicros(long micros) {
+    @Override
+    public String toString() {
+      return "INTERVAL '" + micros + "' MICROSECOND";
     }
   }
 
