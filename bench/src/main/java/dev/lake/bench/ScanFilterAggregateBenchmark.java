@@ -164,6 +164,11 @@ public class ScanFilterAggregateBenchmark {
     table.close();
     engine.close();
     allocator.close();
+    deleteTree(directory);
+  }
+
+  /** Deletes {@code directory} and everything under it. */
+  static void deleteTree(Path directory) throws IOException {
     try (Stream<Path> files = Files.walk(directory)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
@@ -194,7 +199,7 @@ public class ScanFilterAggregateBenchmark {
     return steps;
   }
 
-  private static TableEngine logEngine() {
+  static TableEngine logEngine() {
     for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
       if (factory.name().equals("log")) {
         return factory.create(Map.of());

@@ -133,6 +133,7 @@ final class RelPlanner {
 
   private Validation validate(SqlNode statement) {
     SqlNode query = FunctionSyntax.rewrite(statement);
+    Windows.checkFrames(query);
     CalciteTables tables = new CalciteTables(catalog, pins);
     tables.versionsAt(query);
     JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(RelTypes.TYPE_SYSTEM) {
@@ -191,7 +192,7 @@ final class RelPlanner {
     RelBuilder relBuilder = RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), v.reader());
     SqlValidator validator = v.validator();
     if (hasWindow(rel)) {
-      throw new SqlException(SqlException.Kind.UNSUPPORTED, "window functions are not supported yet");
+      rel = Windows.toWindows(rel);
     }
     if (hasSubQuery(rel)) {
       rel = run(rel, HepProgram.builder()

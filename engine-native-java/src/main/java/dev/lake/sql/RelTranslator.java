@@ -151,6 +151,8 @@ final class RelTranslator {
       case Sort sort -> sort(sort);
       case Union union -> union(union);
       case Values values -> values(values);
+      case org.apache.calcite.rel.core.Window window ->
+          WindowTranslation.translate(window, gather(translate(window.getInput())));
       default -> throw RexToExpr.unsupported(describe(rel));
     };
   }

@@ -211,7 +211,8 @@ public final class SortOperator implements Operator {
     return ((Comparable) a).compareTo(b);
   }
 
-  private static void mergeSort(int[] a, int[] tmp, int from, int to, RowComparator c) {
+  /** Stable sort of {@code a[from, to)} by {@code c}, with {@code tmp} as scratch of the same length. */
+  static void mergeSort(int[] a, int[] tmp, int from, int to, RowComparator c) {
     if (to - from <= 16) {
       for (int i = from + 1; i < to; i++) {
         int x = a[i];
