@@ -322,7 +322,7 @@ public final class SqlEngine {
   private PreparedQuery prepare(String sql, SqlNode statement, Map<TableName, Version> pins,
       SqlCatalog catalog) {
     if (isMultiRelation(statement) || FunctionSyntax.callsRegistry(statement)
-        || Parameters.present(statement)) {
+        || Parameters.present(statement) || RelationalShapes.present(statement)) {
       // The binder would refuse it (it computes no registry function and has no parameters);
       // the untouched parse goes straight to the relational planner.
       try {
