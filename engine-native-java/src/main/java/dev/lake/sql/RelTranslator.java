@@ -145,6 +145,7 @@ final class RelTranslator {
       case TableScan scan -> scan(scan, null, null);
       case Filter filter -> filter(filter);
       case Project project -> project(project);
+      case Aggregate aggregate when GroupingSets.needed(aggregate) -> translate(GroupingSets.expand(aggregate));
       case Aggregate aggregate -> aggregate(aggregate);
       case Join join -> join(join);
       case Sort sort -> sort(sort);
