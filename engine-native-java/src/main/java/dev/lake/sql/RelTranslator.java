@@ -150,6 +150,7 @@ final class RelTranslator {
       case Join join -> join(join);
       case Sort sort -> sort(sort);
       case Union union -> union(union);
+      case org.apache.calcite.rel.core.SetOp setOp when SetOperations.handles(setOp) -> setOperation(setOp);
       case Values values -> values(values);
       default -> throw RexToExpr.unsupported(describe(rel));
     };
@@ -924,6 +925,25 @@ final class RelTranslator {
     Schema schema = new Schema(fields);
     return new Node(fields, finalTypes, a -> new HashAggregateOperator(all.open().apply(a), schema, keys, List.of(), a),
         "HashAggregate (UNION distinct)", List.of(all));
+  }
+
+  /**
+   * INTERSECT and EXCEPT as a count per distinct row ({@link SetOperations}); the ALL forms then
+   * repeat each row as often as its count says.
+   */
+  private Node setOperation(org.apache.calcite.rel.core.SetOp op) {
+    Node counted = translate(SetOperations.counted(op));
+    if (!op.all) {
+      return counted;
+    }
+    int k = counted.fields().size() - 1;
+    List<Field> fields = counted.fields().subList(0, k);
+    List<SqlType> types = counted.types().subList(0, k);
+    Schema schema = new Schema(fields);
+    Node in = gather(counted);
+    return new Node(fields, types, a -> new dev.lake.exec.op.RepeatRowsOperator(in.open().apply(a), schema, a),
+        (op instanceof org.apache.calcite.rel.core.Intersect ? "INTERSECT" : "EXCEPT")
+            + " ALL (each row repeated by its count)", List.of(in));
   }
 
   private static SqlType unionType(SqlType a, SqlType b) {
