@@ -639,7 +639,7 @@ final class RelTranslator {
 
   private Node join(Join join) {
     JoinRelType type = join.getJoinType();
-    if (type == JoinRelType.FULL || type == JoinRelType.ASOF || type == JoinRelType.LEFT_ASOF) {
+    if (type == JoinRelType.ASOF || type == JoinRelType.LEFT_ASOF) {
       throw RexToExpr.unsupported(type + " JOIN");
     }
     Node left = translate(join.getLeft());
@@ -650,7 +650,7 @@ final class RelTranslator {
     boolean buildKept = (type == JoinRelType.SEMI || type == JoinRelType.ANTI) && hasEquiKey(join, nLeft)
         && rows(join.getRight()) >= BUILD_KEPT_SIDE_RATIO * rows(join.getLeft());
     boolean swap = type == JoinRelType.RIGHT || buildKept
-        || (type == JoinRelType.INNER && rows(join.getLeft()) < rows(join.getRight()));
+        || ((type == JoinRelType.INNER || type == JoinRelType.FULL) && rows(join.getLeft()) < rows(join.getRight()));
     Node probe = swap ? right : left;
     Node build = swap ? left : right;
     int nProbe = probe.fields().size();
@@ -700,16 +700,25 @@ final class RelTranslator {
     HashJoinOperator.Type physical = switch (type) {
       case INNER -> HashJoinOperator.Type.INNER;
       case LEFT, RIGHT -> HashJoinOperator.Type.LEFT;
+      case FULL -> HashJoinOperator.Type.FULL;
       case SEMI -> buildKept ? HashJoinOperator.Type.RIGHT_SEMI : HashJoinOperator.Type.SEMI;
       case ANTI -> buildKept ? HashJoinOperator.Type.RIGHT_ANTI : HashJoinOperator.Type.ANTI;
       default -> throw RexToExpr.unsupported(type + " JOIN");
     };
-    boolean outer = physical == HashJoinOperator.Type.LEFT;
+    boolean full = physical == HashJoinOperator.Type.FULL;
+    boolean outer = physical == HashJoinOperator.Type.LEFT || full;
     List<Field> combinedFields = new ArrayList<>();
     List<SqlType> combinedTypes = new ArrayList<>();
     for (int i = 0; i < nProbe; i++) {
-      combinedFields.add(probe.fields().get(i));
-      combinedTypes.add(probe.types().get(i));
+      SqlType t = probe.types().get(i);
+      if (full && t != null) {
+        // The build rows no probe row joined come with NULL probe columns.
+        t = t.withNullable(true);
+        combinedFields.add(field(probe.names().get(i), t));
+      } else {
+        combinedFields.add(probe.fields().get(i));
+      }
+      combinedTypes.add(t);
     }
     for (int i = 0; i < build.fields().size(); i++) {
       SqlType t = build.types().get(i);
@@ -754,6 +763,14 @@ final class RelTranslator {
     String label = "HashJoin " + type + (swap ? " (build left)" : "") + " keys=" + probeKeys.size()
         + (residualExpr == null ? "" : " residual") + " on " + join.getCondition()
         + (parallelBuild ? " build=parallel threads=" + threads : "");
+    if (full) {
+      // One operator sees every probe row, then returns the build rows none joined.
+      Node streamed = gather(probe);
+      Node joined = new Node(combinedFields, combinedTypes,
+          a -> new HashJoinOperator(streamed.open().apply(a), () -> buildTable.apply(a), true, spec, a),
+          () -> label, List.of(streamed, build), null);
+      return swap ? reorder(joined, nLeft, right.fields().size()) : joined;
+    }
     if (buildKept) {
       // The probe side's batches all reach one operator (through a Gather when it is a pipeline),
       // which then returns the kept build rows: the left rows, in their order.
@@ -770,11 +787,16 @@ final class RelTranslator {
     if (!swap) {
       return joined;
     }
-    // Back to left-then-right column order.
+    return reorder(joined, nLeft, right.fields().size());
+  }
+
+  /** A join's output, right-then-left columns, back in left-then-right column order. */
+  private static Node reorder(Node joined, int nLeft, int nRight) {
+    List<Field> combinedFields = joined.fields();
+    List<SqlType> combinedTypes = joined.types();
     List<Expr> exprs = new ArrayList<>();
     List<Field> fields = new ArrayList<>();
     List<SqlType> types = new ArrayList<>();
-    int nRight = right.fields().size();
     for (int i = 0; i < nLeft + nRight; i++) {
       int from = i < nLeft ? nRight + i : i - nLeft;
       SqlType t = combinedTypes.get(from);

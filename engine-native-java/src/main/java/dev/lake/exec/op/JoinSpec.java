@@ -13,7 +13,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * @param buildKeys key expressions over the build rows, of the same types
  * @param nullSafe per key: {@code IS NOT DISTINCT FROM} (NULL matches NULL) instead of {@code =}
  * @param residual the non-key condition over probe-then-build columns, or null
- * @param combined probe fields then build fields: the output of INNER and LEFT, and the input of
+ * @param combined probe fields then build fields: the output of INNER, LEFT and FULL, and the input of
  *     {@code residual}
  */
 public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Expr> buildKeys,
@@ -41,7 +41,8 @@ public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Ex
 
   /** Whether the build rows' columns are kept: they are output, or the residual reads them. */
   boolean keepsBuildColumns() {
-    return type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT || type.keepsBuildRows()
+    return type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT
+        || type == HashJoinOperator.Type.FULL || type.keepsBuildRows()
         || residual != null;
   }
 
