@@ -627,6 +627,9 @@ public final class HashJoinOperator implements Operator {
           switch (v) {
             case BaseFixedWidthVector fixed -> fixed.setNull(i);
             case org.apache.arrow.vector.BaseVariableWidthVector variable -> variable.setNull(i);
+            case org.apache.arrow.vector.complex.StructVector struct -> struct.setNull(i);
+            case org.apache.arrow.vector.complex.ListVector list -> list.setNull(i);
+            case org.apache.arrow.vector.complex.FixedSizeListVector list -> list.setNull(i);
             default -> throw new IllegalStateException("FULL JOIN probe column of type " + v.getField().getType());
           }
         }
@@ -667,6 +670,16 @@ public final class HashJoinOperator implements Operator {
         FieldVector v = fields.get(c).createVector(allocator);
         vectors.add(v);
         FieldVector source = batch.root().getVector(c);
+        if (probeTypes.get(c) == null) {
+          // A struct or list column, passed through: copied value by value.
+          v.setInitialCapacity(count);
+          v.allocateNew();
+          for (int p = 0; p < count; p++) {
+            v.copyFromSafe(batch.row(pp[p]), p, source);
+          }
+          v.setValueCount(count);
+          continue;
+        }
         if (probeCols[c] == null) {
           if (rows == null) {
             rows = new int[count];

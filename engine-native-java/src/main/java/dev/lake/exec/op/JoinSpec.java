@@ -24,7 +24,8 @@ public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Ex
     probeKeys = List.copyOf(probeKeys);
     buildKeys = List.copyOf(buildKeys);
     nullSafe = nullSafe.clone();
-    probeTypes = List.copyOf(probeTypes);
+    // A null type: a struct or list column, passed through (probe side only).
+    probeTypes = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(probeTypes));
     buildTypes = List.copyOf(buildTypes);
     if (probeKeys.size() != buildKeys.size() || nullSafe.length != probeKeys.size()) {
       throw new IllegalArgumentException("one probe key, build key and null-safety flag per key");
