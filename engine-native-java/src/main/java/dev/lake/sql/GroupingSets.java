@@ -55,7 +55,6 @@ final class GroupingSets {
 
   /** The plain aggregates (and projections, cross join, union) computing {@code aggregate}. */
   static RelNode expand(Aggregate aggregate) {
-    RelNode input = aggregate.getInput();
     RelBuilder b = RelFactories.LOGICAL_BUILDER.create(aggregate.getCluster(), null);
     RexBuilder rex = b.getRexBuilder();
     List<ImmutableBitSet> sets = aggregate.getGroupSets();
@@ -95,15 +94,13 @@ final class GroupingSets {
     RelDataType intType = rex.getTypeFactory().createSqlType(SqlTypeName.INTEGER);
     b.push(input);
     if (which.size() > 1) {
-      List<RexNode> numbers = new ArrayList<>();
-      List<List<RexNode>> rows = new ArrayList<>();
+      // One row per set, numbered 0..: the cross join repeats each input row once per set.
+      List<List<org.apache.calcite.rex.RexLiteral>> rows = new ArrayList<>();
       for (int n = 0; n < which.size(); n++) {
         rows.add(List.of(rex.makeExactLiteral(BigDecimal.valueOf(n), intType)));
       }
-      b.values(rows.stream().map(r -> r.stream().map(x -> (org.apache.calcite.rex.RexLiteral) x).toList())
-          .toList(), rex.getTypeFactory().builder().add("grouping$set", intType).build());
+      b.values(rows, rex.getTypeFactory().builder().add("grouping$set", intType).build());
       b.join(JoinRelType.INNER, rex.makeLiteral(true));
-      numbers.clear();
     }
     // Input columns, then each key (NULL where its set lacks it), then the set's number.
     RexNode number = which.size() > 1 ? b.field(m) : rex.makeExactLiteral(BigDecimal.ZERO, intType);
