@@ -164,6 +164,11 @@ final class RelPlanner {
         throw cause;
       }
       throw new SqlException(SqlException.Kind.INVALID, String.valueOf(e.getMessage()), 0, 0, e);
+    } catch (AssertionError e) {
+      // Calcite's implicit coercion asserts on some mixes of types (an IN list of an INTEGER
+      // column, a string and a date) instead of reporting them.
+      throw new SqlException(SqlException.Kind.INVALID, "the statement mixes types that do not"
+          + " convert to one another (such as numbers and dates in one IN list or CASE)", 0, 0, e);
     }
     parameterTypes = Parameters.types(validator, validated);
     return new Validation(tables, reader, validator, validated);

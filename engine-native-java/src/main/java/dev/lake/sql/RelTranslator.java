@@ -146,10 +146,12 @@ final class RelTranslator {
       case TableScan scan -> scan(scan, null, null);
       case Filter filter -> filter(filter);
       case Project project -> project(project);
+      case Aggregate aggregate when GroupingSets.needed(aggregate) -> translate(GroupingSets.expand(aggregate));
       case Aggregate aggregate -> aggregate(aggregate);
       case Join join -> join(join);
       case Sort sort -> sort(sort);
       case Union union -> union(union);
+      case org.apache.calcite.rel.core.SetOp setOp when SetOperations.handles(setOp) -> setOperation(setOp);
       case Values values -> values(values);
       case org.apache.calcite.rel.core.Window window ->
           WindowTranslation.translate(window, gather(translate(window.getInput())));
@@ -760,7 +762,7 @@ final class RelTranslator {
 
   private Node join(Join join) {
     JoinRelType type = join.getJoinType();
-    if (type == JoinRelType.FULL || type == JoinRelType.ASOF || type == JoinRelType.LEFT_ASOF) {
+    if (type == JoinRelType.ASOF || type == JoinRelType.LEFT_ASOF) {
       throw RexToExpr.unsupported(type + " JOIN");
     }
     Node left = translate(join.getLeft());
@@ -770,8 +772,13 @@ final class RelTranslator {
     // side and streams the other past it (HashJoinOperator's RIGHT_SEMI, RIGHT_ANTI).
     boolean buildKept = (type == JoinRelType.SEMI || type == JoinRelType.ANTI) && hasEquiKey(join, nLeft)
         && rows(join.getRight()) >= BUILD_KEPT_SIDE_RATIO * rows(join.getLeft());
+    boolean symmetric = type == JoinRelType.INNER || type == JoinRelType.FULL;
     boolean swap = type == JoinRelType.RIGHT || buildKept
-        || (type == JoinRelType.INNER && rows(join.getLeft()) < rows(join.getRight()));
+        || (symmetric && rows(join.getLeft()) < rows(join.getRight()));
+    if (symmetric && nested(swap ? left : right) && !nested(swap ? right : left)) {
+      // Struct and list columns pass through the probe side only: build the other side.
+      swap = !swap;
+    }
     Node probe = swap ? right : left;
     Node build = swap ? left : right;
     int nProbe = probe.fields().size();
@@ -821,30 +828,40 @@ final class RelTranslator {
     HashJoinOperator.Type physical = switch (type) {
       case INNER -> HashJoinOperator.Type.INNER;
       case LEFT, RIGHT -> HashJoinOperator.Type.LEFT;
+      case FULL -> HashJoinOperator.Type.FULL;
       case SEMI -> buildKept ? HashJoinOperator.Type.RIGHT_SEMI : HashJoinOperator.Type.SEMI;
       case ANTI -> buildKept ? HashJoinOperator.Type.RIGHT_ANTI : HashJoinOperator.Type.ANTI;
       default -> throw RexToExpr.unsupported(type + " JOIN");
     };
-    boolean outer = physical == HashJoinOperator.Type.LEFT;
+    boolean full = physical == HashJoinOperator.Type.FULL;
+    boolean outer = physical == HashJoinOperator.Type.LEFT || full;
     List<Field> combinedFields = new ArrayList<>();
     List<SqlType> combinedTypes = new ArrayList<>();
     for (int i = 0; i < nProbe; i++) {
-      combinedFields.add(probe.fields().get(i));
-      combinedTypes.add(probe.types().get(i));
+      SqlType t = probe.types().get(i);
+      Field f = probe.fields().get(i);
+      if (full && t != null) {
+        // The build rows no probe row joined come with NULL probe columns.
+        t = t.withNullable(true);
+        combinedFields.add(field(probe.names().get(i), t));
+      } else if (full) {
+        combinedFields.add(new Field(f.getName(), FieldType.nullable(f.getType()), f.getChildren()));
+      } else {
+        combinedFields.add(f);
+      }
+      combinedTypes.add(t);
     }
     for (int i = 0; i < build.fields().size(); i++) {
       SqlType t = build.types().get(i);
       if (t == null) {
-        throw RexToExpr.unsupported("joining rows with nested-type column " + build.names().get(i));
+        throw new SqlException(SqlException.Kind.UNSUPPORTED, "a " + type + " JOIN passes struct and list"
+            + " columns through from its " + (swap ? "left" : "right") + " side only when the other side has"
+            + " none; column " + build.names().get(i) + " is one: select its fields instead, or"
+            + (type == JoinRelType.LEFT || type == JoinRelType.RIGHT ? " swap the sides (LEFT and RIGHT)" : " join in two steps"));
       }
       t = outer ? t.withNullable(true) : t;
       combinedFields.add(field(build.names().get(i), t));
       combinedTypes.add(t);
-    }
-    for (int i = 0; i < nProbe; i++) {
-      if (combinedTypes.get(i) == null) {
-        throw RexToExpr.unsupported("joining rows with nested-type column " + probe.names().get(i));
-      }
     }
     Expr residualExpr = residual.isEmpty() ? null : new RexToExpr(rexBuilder, combinedTypes,
         combinedFields.stream().map(Field::getName).toList(), parameters)
@@ -875,6 +892,14 @@ final class RelTranslator {
     String label = "HashJoin " + type + (swap ? " (build left)" : "") + " keys=" + probeKeys.size()
         + (residualExpr == null ? "" : " residual") + " on " + join.getCondition()
         + (parallelBuild ? " build=parallel threads=" + threads : "");
+    if (full) {
+      // One operator sees every probe row, then returns the build rows none joined.
+      Node streamed = gather(probe);
+      Node joined = new Node(combinedFields, combinedTypes,
+          a -> new HashJoinOperator(streamed.open().apply(a), () -> buildTable.apply(a), true, spec, a),
+          () -> label, List.of(streamed, build), null);
+      return swap ? reorder(joined, nLeft, right.fields().size()) : joined;
+    }
     if (buildKept) {
       // The probe side's batches all reach one operator (through a Gather when it is a pipeline),
       // which then returns the kept build rows: the left rows, in their order.
@@ -891,11 +916,16 @@ final class RelTranslator {
     if (!swap) {
       return joined;
     }
-    // Back to left-then-right column order.
+    return reorder(joined, nLeft, right.fields().size());
+  }
+
+  /** A join's output, right-then-left columns, back in left-then-right column order. */
+  private static Node reorder(Node joined, int nLeft, int nRight) {
+    List<Field> combinedFields = joined.fields();
+    List<SqlType> combinedTypes = joined.types();
     List<Expr> exprs = new ArrayList<>();
     List<Field> fields = new ArrayList<>();
     List<SqlType> types = new ArrayList<>();
-    int nRight = right.fields().size();
     for (int i = 0; i < nLeft + nRight; i++) {
       int from = i < nLeft ? nRight + i : i - nLeft;
       SqlType t = combinedTypes.get(from);
@@ -904,6 +934,11 @@ final class RelTranslator {
       types.add(t);
     }
     return project(joined, exprs, fields, types, "Reorder columns");
+  }
+
+  /** Whether any of {@code node}'s columns is a struct or list the engine only passes through. */
+  private static boolean nested(Node node) {
+    return node.types().stream().anyMatch(java.util.Objects::isNull);
   }
 
   private double rows(RelNode rel) {
@@ -1035,18 +1070,24 @@ final class RelTranslator {
         types = new ArrayList<>(in.types());
       } else {
         for (int i = 0; i < types.size(); i++) {
+          if (types.get(i) == null && in.types().get(i) == null) {
+            nestedUnionField(names.get(i), translated, i);
+            continue;
+          }
           types.set(i, unionType(types.get(i), in.types().get(i)));
         }
       }
     }
     List<Field> fields = new ArrayList<>();
     for (int i = 0; i < names.size(); i++) {
-      fields.add(field(names.get(i), types.get(i)));
+      fields.add(types.get(i) == null ? nestedUnionField(names.get(i), translated, i)
+          : field(names.get(i), types.get(i)));
     }
     for (Node in : translated) {
       List<Expr> exprs = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
-        exprs.add(RexToExpr.cast(new Expr.Column(i, in.names().get(i), in.types().get(i)), types.get(i)));
+        exprs.add(types.get(i) == null ? new Expr.Column(i, in.names().get(i), RexToExpr.PASS_THROUGH)
+            : RexToExpr.cast(new Expr.Column(i, in.names().get(i), in.types().get(i)), types.get(i)));
       }
       inputs.add(project(in, exprs, fields, types, "Project (union column types)"));
     }
@@ -1068,11 +1109,51 @@ final class RelTranslator {
     }
     List<Expr> keys = new ArrayList<>();
     for (int i = 0; i < fields.size(); i++) {
+      if (finalTypes.get(i) == null) {
+        throw RexToExpr.wholeValue("UNION (distinct) of column " + names.get(i),
+            union.getRowType().getFieldList().get(i).getType());
+      }
       keys.add(new Expr.Column(i, names.get(i), finalTypes.get(i)));
     }
     Schema schema = new Schema(fields);
     return new Node(fields, finalTypes, a -> new HashAggregateOperator(all.open().apply(a), schema, keys, List.of(), a),
         "HashAggregate (UNION distinct)", List.of(all));
+  }
+
+  /**
+   * INTERSECT and EXCEPT as a count per distinct row ({@link SetOperations}); the ALL forms then
+   * repeat each row as often as its count says.
+   */
+  private Node setOperation(org.apache.calcite.rel.core.SetOp op) {
+    Node counted = translate(SetOperations.counted(op));
+    if (!op.all) {
+      return counted;
+    }
+    int k = counted.fields().size() - 1;
+    List<Field> fields = counted.fields().subList(0, k);
+    List<SqlType> types = counted.types().subList(0, k);
+    Schema schema = new Schema(fields);
+    Node in = gather(counted);
+    return new Node(fields, types, a -> new dev.lake.exec.op.RepeatRowsOperator(in.open().apply(a), schema, a),
+        (op instanceof org.apache.calcite.rel.core.Intersect ? "INTERSECT" : "EXCEPT")
+            + " ALL (each row repeated by its count)", List.of(in));
+  }
+
+  /**
+   * The field of a struct or list column {@code i} of a union: the inputs' common Arrow type
+   * (nullable), which must be the same in every input since the engine only passes it through.
+   */
+  private static Field nestedUnionField(String name, List<Node> inputs, int i) {
+    Field first = inputs.getFirst().fields().get(i);
+    for (Node in : inputs) {
+      Field f = in.fields().get(i);
+      if (!new Field("", FieldType.nullable(f.getType()), f.getChildren())
+          .equals(new Field("", FieldType.nullable(first.getType()), first.getChildren()))) {
+        throw new SqlException(SqlException.Kind.UNSUPPORTED, "UNION column " + (i + 1) + " (" + name
+            + ") is a struct or list of different types in its inputs: " + first + " and " + f);
+      }
+    }
+    return new Field(name, FieldType.nullable(first.getType()), first.getChildren());
   }
 
   private static SqlType unionType(SqlType a, SqlType b) {

@@ -92,16 +92,17 @@ class SqlErrorTest extends SqlFixture {
         SqlException.Kind.UNSUPPORTED);
     assertTrue(ignoreNulls.getMessage().startsWith("lag(...) IGNORE NULLS is not supported yet"),
         ignoreNulls.getMessage());
-    SqlException full = prepareFails(
-        "SELECT a.id FROM episodes a FULL JOIN episodes b ON a.id = b.id", SqlException.Kind.UNSUPPORTED);
-    assertTrue(full.getMessage().startsWith("FULL JOIN is not supported yet"), full.getMessage());
-    SqlException intersect = prepareFails(
-        "SELECT id FROM episodes INTERSECT SELECT id FROM episodes", SqlException.Kind.UNSUPPORTED);
-    assertTrue(intersect.getMessage().startsWith("INTERSECT is not supported yet"), intersect.getMessage());
+    SqlException columns = prepareFails(
+        "SELECT id FROM episodes INTERSECT SELECT id, id FROM episodes", SqlException.Kind.INVALID);
+    assertTrue(columns.getMessage().contains("Column count mismatch in INTERSECT")
+        && columns.getMessage().contains("line 1, column 42"), columns.getMessage());
     // An update is not a query: it is prepared with prepareUpdate (SqlUpdateTest).
     SqlException insert = prepareFails("INSERT INTO demo.episodes (id) VALUES (1)", SqlException.Kind.INVALID);
     assertTrue(insert.getMessage().contains("update statement"), insert.getMessage());
-    prepareFails("SELECT robot, count(*) FROM episodes GROUP BY ROLLUP(robot)", SqlException.Kind.UNSUPPORTED);
+    SqlException grouping = prepareFails(
+        "SELECT robot, grouping(id) FROM episodes GROUP BY ROLLUP(robot)", SqlException.Kind.INVALID);
+    assertTrue(grouping.getMessage().contains("GROUPING") && grouping.getMessage().contains("column 24"),
+        grouping.getMessage());
   }
 
   @Test

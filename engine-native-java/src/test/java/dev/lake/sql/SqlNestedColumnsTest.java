@@ -254,6 +254,45 @@ class SqlNestedColumnsTest {
     assertEquals(List.of(row((long) expected.size(), expected.getFirst(), expected.getLast())), run(query));
   }
 
+  @Test
+  void wholeStructAndListColumnsPassThroughJoinsAndUnionAll() throws Exception {
+    List<List<Object>> alone = run("SELECT id, video, tags, embedding FROM " + T + " WHERE id < 60 ORDER BY id");
+    assertEquals(60, alone.size());
+    assertEquals(alone, run("SELECT a.id, a.video, a.tags, a.embedding FROM " + T + " a JOIN (SELECT id FROM " + T
+        + " WHERE id < 60) b ON a.id = b.id ORDER BY a.id"));
+    // The side with struct and list columns is probed whichever side it is written on.
+    assertEquals(alone, run("SELECT a.id, a.video, a.tags, a.embedding FROM (SELECT id FROM " + T
+        + " WHERE id < 60) b JOIN " + T + " a ON a.id = b.id ORDER BY a.id"));
+    List<List<Object>> left = alone.stream()
+        .map(r -> row(r.get(0), r.get(1), (Long) r.get(0) % 3 == 0 ? r.get(0) : null)).toList();
+    assertEquals(left, run("SELECT a.id, a.video, b.id FROM (SELECT * FROM " + T + " WHERE id < 60) a LEFT JOIN"
+        + " (SELECT id FROM " + T + " WHERE id % 3 = 0) b ON a.id = b.id ORDER BY a.id"));
+    List<List<Object>> full = new ArrayList<>(alone.stream().filter(r -> (Long) r.get(0) < 40)
+        .map(r -> row(r.get(0), r.get(1), (Long) r.get(0) >= 20 ? r.get(0) : null)).toList());
+    for (long id = 40; id < 60; id++) {
+      full.add(row(null, null, id));
+    }
+    assertEquals(full, run("SELECT a.id, a.video, b.id FROM (SELECT * FROM " + T + " WHERE id < 40) a FULL JOIN"
+        + " (SELECT id FROM " + T + " WHERE id >= 20 AND id < 60) b ON a.id = b.id ORDER BY b.id NULLS FIRST, a.id"));
+    List<List<Object>> both = run("SELECT id, video, tags FROM " + T + " WHERE id < 10 OR id >= 7490 ORDER BY id");
+    assertEquals(20, both.size());
+    assertEquals(both, run("SELECT * FROM (SELECT id, video, tags FROM " + T + " WHERE id < 10 UNION ALL"
+        + " SELECT id, video, tags FROM " + T + " WHERE id >= 7490) AS u ORDER BY id"));
+  }
+
+  @Test
+  void joinsWithStructColumnsOnBothSidesAndUnionDistinctOfThemAreRefusedNamingTheColumn() {
+    SqlException both = assertThrows(SqlException.class, () -> sql.prepare(
+        "SELECT a.video, b.tags FROM " + T + " a JOIN " + T + " b ON a.id = b.id"));
+    assertEquals(SqlException.Kind.UNSUPPORTED, both.kind(), both.getMessage());
+    assertTrue(both.getMessage().contains("struct and list columns") && both.getMessage().contains("column "),
+        both.getMessage());
+    SqlException distinct = assertThrows(SqlException.class, () -> sql.prepare(
+        "SELECT id, video FROM " + T + " UNION SELECT id, video FROM " + T));
+    assertEquals(SqlException.Kind.INVALID, distinct.kind(), distinct.getMessage());
+    assertTrue(distinct.getMessage().contains("UNION (distinct) of column video"), distinct.getMessage());
+  }
+
   // ---------------------------------------------------------------- refusals
 
   @Test

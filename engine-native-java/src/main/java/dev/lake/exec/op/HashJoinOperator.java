@@ -33,6 +33,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * NULL build columns, a SEMI row is kept when one match passes, an ANTI row when none does. With
  * no keys every pair is a candidate (cross join).
  *
+ * <p>FULL is LEFT plus, once the probe input ends, the build rows no probe row joined (by key
+ * and residual), with NULL probe columns; like RIGHT_SEMI and RIGHT_ANTI it is probed by one
+ * operator. A build row with a NULL key is among them: it matches nothing.
+ *
  * <p>RIGHT_SEMI and RIGHT_ANTI keep the build rows that some probe row matches, or none does: a
  * semi or anti join whose kept side is far smaller than the other builds the kept side and
  * streams the large one past it (TPC-H Q21's EXISTS and NOT EXISTS over lineitem), instead of
@@ -43,7 +47,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class HashJoinOperator implements Operator {
 
   public enum Type {
-    INNER, LEFT, SEMI, ANTI, RIGHT_SEMI, RIGHT_ANTI;
+    INNER, LEFT, SEMI, ANTI, RIGHT_SEMI, RIGHT_ANTI, FULL;
 
     /** Whether the output is the build rows, after the whole probe input (RIGHT_SEMI, RIGHT_ANTI). */
     public boolean keepsBuildRows() {
@@ -69,6 +73,8 @@ public final class HashJoinOperator implements Operator {
   private final List<SqlType> buildTypes;
   private final Schema combined;
   private final boolean keepsBuildRows;
+  /** FULL: whether rows joined are marked, and the unmarked build rows follow the probe. */
+  private final boolean full;
   private final BufferAllocator allocator;
   private final QueryControl control;
 
@@ -145,6 +151,7 @@ public final class HashJoinOperator implements Operator {
     this.buildTypes = spec.buildTypes();
     this.combined = spec.combined();
     this.keepsBuildRows = type.keepsBuildRows();
+    this.full = type == Type.FULL;
     this.allocator = allocator;
     this.control = QueryControl.of(allocator);
   }
@@ -169,7 +176,7 @@ public final class HashJoinOperator implements Operator {
       directStart = table.directStart;
       directRows = table.directRows;
       directMin = table.directMin;
-      if (keepsBuildRows) {
+      if (keepsBuildRows || full) {
         matchedBuild = table.rowMarks();
       }
     }
@@ -181,7 +188,7 @@ public final class HashJoinOperator implements Operator {
         Batch batch = probeEnded ? null : probe.next();
         if (batch == null) {
           probeEnded = true;
-          return keepsBuildRows ? nextBuildRows() : null;
+          return keepsBuildRows ? nextBuildRows() : full ? unmatchedBuildRows() : null;
         }
         start(batch);
       }
@@ -363,12 +370,18 @@ public final class HashJoinOperator implements Operator {
       for (int p = 0; p < kept; p++) {
         pp[p] = pp[selection[p]];
         bp[p] = bp[selection[p]];
+        if (full) {
+          matchedBuild[bp[p]] = true;
+        }
       }
       pairs = kept;
       closeOutput();
-    } else if (type == Type.LEFT) {
+    } else if (type == Type.LEFT || full) {
       for (int p = 0; p < pairs; p++) {
         matched[pp[p]] = true;
+        if (full) {
+          matchedBuild[bp[p]] = true;
+        }
       }
     }
     switch (type) {
@@ -380,7 +393,7 @@ public final class HashJoinOperator implements Operator {
         output = materialize(batch, probeCols, pp, bp, pairs);
         return Batch.dense(output);
       }
-      case LEFT -> {
+      case LEFT, FULL -> {
         int unmatched = 0;
         for (int row = from; row < to; row++) {
           if (!matched[row]) {
@@ -585,6 +598,52 @@ public final class HashJoinOperator implements Operator {
     return Batch.dense(output);
   }
 
+  /**
+   * FULL: the next batch of build rows no probe row joined, in build order, with NULL probe
+   * columns, or null when all have been returned.
+   */
+  private Batch unmatchedBuildRows() {
+    int rows = matchedBuild.length;
+    int[] selected = new int[Math.min(BUILD_ROWS_PER_BATCH, Math.max(1, rows - emitted))];
+    int count = 0;
+    while (emitted < rows && count < selected.length) {
+      if (!matchedBuild[emitted]) {
+        selected[count++] = emitted;
+      }
+      emitted++;
+    }
+    if (count == 0) {
+      return null;
+    }
+    List<Field> fields = combined.getFields();
+    List<FieldVector> vectors = new ArrayList<>(fields.size());
+    try {
+      for (int c = 0; c < probeTypes.size(); c++) {
+        FieldVector v = fields.get(c).createVector(allocator);
+        vectors.add(v);
+        v.setInitialCapacity(count);
+        v.allocateNew();
+        for (int i = 0; i < count; i++) {
+          switch (v) {
+            case BaseFixedWidthVector fixed -> fixed.setNull(i);
+            case org.apache.arrow.vector.BaseVariableWidthVector variable -> variable.setNull(i);
+            case org.apache.arrow.vector.complex.StructVector struct -> struct.setNull(i);
+            case org.apache.arrow.vector.complex.ListVector list -> list.setNull(i);
+            case org.apache.arrow.vector.complex.FixedSizeListVector list -> list.setNull(i);
+            default -> throw new IllegalStateException("FULL JOIN probe column of type " + v.getField().getType());
+          }
+        }
+        v.setValueCount(count);
+      }
+      addBuildColumns(vectors, selected, count);
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+    output = new VectorSchemaRoot(fields, vectors, count);
+    return Batch.dense(output);
+  }
+
   private boolean keysEqual(Col[] keys, int i, int r) {
     if (probeLongKeys != null) {
       for (int k = 0; k < probeLongKeys.length; k++) {
@@ -611,6 +670,16 @@ public final class HashJoinOperator implements Operator {
         FieldVector v = fields.get(c).createVector(allocator);
         vectors.add(v);
         FieldVector source = batch.root().getVector(c);
+        if (probeTypes.get(c) == null) {
+          // A struct or list column, passed through: copied value by value.
+          v.setInitialCapacity(count);
+          v.allocateNew();
+          for (int p = 0; p < count; p++) {
+            v.copyFromSafe(batch.row(pp[p]), p, source);
+          }
+          v.setValueCount(count);
+          continue;
+        }
         if (probeCols[c] == null) {
           if (rows == null) {
             rows = new int[count];

@@ -13,7 +13,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * @param buildKeys key expressions over the build rows, of the same types
  * @param nullSafe per key: {@code IS NOT DISTINCT FROM} (NULL matches NULL) instead of {@code =}
  * @param residual the non-key condition over probe-then-build columns, or null
- * @param combined probe fields then build fields: the output of INNER and LEFT, and the input of
+ * @param combined probe fields then build fields: the output of INNER, LEFT and FULL, and the input of
  *     {@code residual}
  */
 public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Expr> buildKeys,
@@ -24,7 +24,8 @@ public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Ex
     probeKeys = List.copyOf(probeKeys);
     buildKeys = List.copyOf(buildKeys);
     nullSafe = nullSafe.clone();
-    probeTypes = List.copyOf(probeTypes);
+    // A null type: a struct or list column, passed through (probe side only).
+    probeTypes = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(probeTypes));
     buildTypes = List.copyOf(buildTypes);
     if (probeKeys.size() != buildKeys.size() || nullSafe.length != probeKeys.size()) {
       throw new IllegalArgumentException("one probe key, build key and null-safety flag per key");
@@ -41,7 +42,8 @@ public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Ex
 
   /** Whether the build rows' columns are kept: they are output, or the residual reads them. */
   boolean keepsBuildColumns() {
-    return type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT || type.keepsBuildRows()
+    return type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT
+        || type == HashJoinOperator.Type.FULL || type.keepsBuildRows()
         || residual != null;
   }
 

@@ -189,7 +189,9 @@ public final class JoinTable implements AutoCloseable {
         }
         parts[m] = part;
       });
-      return assemble(Arrays.asList(parts), spec, threads, allocator);
+      // No morsels (an empty table): one empty part, so each column is kept as its type says.
+      return assemble(units.isEmpty() ? List.of(new Part(spec, partsHeap)) : Arrays.asList(parts),
+          spec, threads, allocator);
     }
   }
 
@@ -447,12 +449,12 @@ public final class JoinTable implements AutoCloseable {
 
   /**
    * A mark per build row, charged to this table's budget like the table itself (a RIGHT_SEMI or
-   * RIGHT_ANTI probe marks the rows it matches).
+   * RIGHT_ANTI probe marks the rows it matches, a FULL probe those it joined).
    *
    * @throws org.apache.arrow.memory.OutOfMemoryException if the marks do not fit the budget
    */
   boolean[] rowMarks() {
-    int rows = keys[0].size;
+    int rows = keys.length > 0 ? keys[0].size : hashes.length;
     heap.charge(rows);
     return new boolean[rows];
   }
@@ -500,6 +502,10 @@ public final class JoinTable implements AutoCloseable {
 
     void add(Batch batch) {
       int n = batch.count();
+      if (n == 0) {
+        // Adds nothing; its vectors (an empty scan's) need not have the columns' types.
+        return;
+      }
       long added = 4L * n;
       for (int c = 0; c < columns.size(); c++) {
         FieldVector vector = batch.root().getVector(c);

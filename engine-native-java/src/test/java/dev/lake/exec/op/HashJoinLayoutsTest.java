@@ -279,7 +279,7 @@ class HashJoinLayoutsTest {
       }
     }
     List<List<Object>> expected = new ArrayList<>();
-    if (type.keepsBuildRows()) {
+    if (type.keepsBuildRows() || type == HashJoinOperator.Type.FULL) {
       // Whether a build row is kept depends on every probe batch.
       expected.addAll(nestedLoop(build, probeBatches.stream().flatMap(List::stream).toList(), type, keys, residual));
     } else {
@@ -311,8 +311,9 @@ class HashJoinLayoutsTest {
       }
     }
     List<List<Object>> expected = nestedLoop(build, probe, type, keys, residual);
-    if (type == HashJoinOperator.Type.LEFT) {
-      // A LEFT join emits a probe batch's matches, then its unmatched rows.
+    if (type == HashJoinOperator.Type.LEFT || type == HashJoinOperator.Type.FULL) {
+      // A LEFT join emits a probe batch's matches, then its unmatched rows (FULL: then the
+      // unmatched build rows).
       expected.sort(Comparator.comparing(Object::toString));
       actual.sort(Comparator.comparing(Object::toString));
     }
@@ -350,7 +351,7 @@ class HashJoinLayoutsTest {
     return rows;
   }
 
-  /** The reference: for each probe row in order, its matching build rows in order. */
+  /** The reference: for each probe row in order, its matching build rows in order (FULL: then the unmatched build rows). */
   private static List<List<Object>> nestedLoop(List<List<Object>> build, List<List<Object>> probe,
       HashJoinOperator.Type type, int keys, boolean residual) {
     List<List<Object>> out = new ArrayList<>();
@@ -369,7 +370,8 @@ class HashJoinLayoutsTest {
       for (List<Object> b : build) {
         if (matches(p, b, keys, residual)) {
           any = true;
-          if (type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT) {
+          if (type == HashJoinOperator.Type.INNER || type == HashJoinOperator.Type.LEFT
+              || type == HashJoinOperator.Type.FULL) {
             List<Object> row = new ArrayList<>(p);
             row.addAll(b);
             out.add(row);
@@ -378,10 +380,20 @@ class HashJoinLayoutsTest {
       }
       if ((type == HashJoinOperator.Type.SEMI && any) || (type == HashJoinOperator.Type.ANTI && !any)) {
         out.add(p);
-      } else if (type == HashJoinOperator.Type.LEFT && !any) {
+      } else if ((type == HashJoinOperator.Type.LEFT || type == HashJoinOperator.Type.FULL) && !any) {
         List<Object> row = new ArrayList<>(p);
         row.addAll(Arrays.asList(null, null, null));
         out.add(row);
+      }
+    }
+    if (type == HashJoinOperator.Type.FULL) {
+      // Then the build rows no probe row matches, with NULL probe columns.
+      for (List<Object> b : build) {
+        if (probe.stream().noneMatch(p -> matches(p, b, keys, residual))) {
+          List<Object> row = new ArrayList<>(Arrays.asList(null, null, null));
+          row.addAll(b);
+          out.add(row);
+        }
       }
     }
     return out;

@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Randomly generated queries (predicates with NULLs and three-valued logic, projections with
- * arithmetic, group-bys with every aggregate, joins, IN and EXISTS subqueries) over generated
+ * arithmetic, group-bys with every aggregate, joins, IN and EXISTS subqueries; and, by {@link
+ * AnalystShapeGenerator}, grouping sets, set operations, FULL joins and IN lists) over generated
  * data with NULLs, each answered by lake over the {@code log} engine and by DuckDB and compared.
  * The seed is fixed; {@code -Dlake.fuzz.iterations=N -Dlake.fuzz.seed=S} runs a longer or other
  * sequence.
@@ -136,11 +137,22 @@ class SqlRandomDifferentialTest {
 
   @Test
   void randomQueriesAnswerLikeDuckDb() throws Exception {
-    long seed = Long.getLong("lake.fuzz.seed", 20261129L);
-    int iterations = Integer.getInteger("lake.fuzz.iterations", 120);
+    compare(20261129L, 120, random -> new QueryGenerator(random).query());
+  }
+
+  /** Grouping sets, INTERSECT/EXCEPT [ALL], FULL joins and IN lists of expressions. */
+  @Test
+  void randomAnalystShapesAnswerLikeDuckDb() throws Exception {
+    compare(20261202L, 80, random -> new AnalystShapeGenerator(random).query());
+  }
+
+  private void compare(long defaultSeed, int defaultIterations,
+      java.util.function.Function<Random, String> generator) throws Exception {
+    long seed = Long.getLong("lake.fuzz.seed", defaultSeed);
+    int iterations = Integer.getInteger("lake.fuzz.iterations", defaultIterations);
     Random random = new Random(seed);
     for (int i = 0; i < iterations; i++) {
-      String query = new QueryGenerator(random).query();
+      String query = generator.apply(random);
       List<List<Object>> expected;
       try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(query)) {
         expected = Results.read(rs);
