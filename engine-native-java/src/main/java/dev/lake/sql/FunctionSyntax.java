@@ -25,7 +25,7 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
  * SQL's special spellings of registry functions, which Calcite's parser binds to its own
  * operators: {@code TRIM([BOTH | LEADING | TRAILING] [c FROM] s)}, {@code POSITION(a IN b)},
  * {@code SUBSTRING(s FROM a FOR b)}, {@code CEIL(x)}/{@code FLOOR(x)}, {@code a || b} and
- * {@code a [NOT] ILIKE b}. Before validation each becomes a call of the registry's function
+ * {@code a [NOT] ILIKE b}, and the date and time forms of {@link DateTimeSyntax}. Before validation each becomes a call of the registry's function
  * ({@code btrim}/{@code ltrim}/{@code rtrim}, {@code strpos}, {@code substring}, ...), so the
  * registry is the only definition of what they take and compute.
  */
@@ -101,6 +101,10 @@ final class FunctionSyntax {
     if (op == SqlStdOperatorTable.CONCAT) {
       return registry(StringFunctions.CONCAT_OPERATOR).createCall(pos, call.getOperandList());
     }
+    SqlNode datetime = DateTimeSyntax.replacement(call);
+    if (datetime != null) {
+      return datetime;
+    }
     if (op == SqlLibraryOperators.ILIKE || op == SqlLibraryOperators.NOT_ILIKE) {
       SqlCall ilike = registry(RegexFunctions.ILIKE).createCall(pos, call.getOperandList());
       return op == SqlLibraryOperators.ILIKE ? ilike : SqlStdOperatorTable.NOT.createCall(pos, ilike);
@@ -131,6 +135,7 @@ final class FunctionSyntax {
             || op == SqlStdOperatorTable.SUBSTRING || op == SqlStdOperatorTable.CEIL
             || op == SqlStdOperatorTable.FLOOR || op == SqlStdOperatorTable.CONCAT
             || op == SqlLibraryOperators.ILIKE || op == SqlLibraryOperators.NOT_ILIKE
+            || DateTimeSyntax.spells(call)
             || registry.lookup(name).isPresent() && !BINDER_FUNCTIONS.contains(name)
             || function && !BINDER_FUNCTIONS.contains(name)) {
           found[0] = true;

@@ -24,6 +24,7 @@ public final class FunctionRegistry {
       .addAll(RegexFunctions.ALL)
       .addAll(MathFunctions.ALL)
       .addAll(ComparisonFunctions.ALL)
+      .addAll(DateTimeFunctions.ALL)
       .build();
 
   /** A call matched to one of its function's signatures. */
