@@ -328,7 +328,9 @@ final class Binder {
     TableHandle handle = catalog.openTable(name).orElseThrow(() ->
         error(SqlException.Kind.TABLE_NOT_FOUND, "table " + SqlCatalog.LAKE + "." + name + " not found", id));
     Version version;
-    if (period != null) {
+    if (period != null && TimeTravel.isTime(period)) {
+      version = TimeTravel.at(handle, name, TimeTravel.micros(period), period.getParserPosition());
+    } else if (period != null) {
       version = versionOf(period);
     } else if (pins.containsKey(name)) {
       version = pins.get(name);
