@@ -12,8 +12,8 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 
 /**
  * SQL's date and time spellings that Calcite's parser binds to its own operators, as calls of the
- * registry's {@link DateTimeFunctions}: {@code EXTRACT(field FROM x)} is {@code date_part('field',
- * x)}; {@code CURRENT_TIMESTAMP}, {@code LOCALTIMESTAMP} and {@code CURRENT_DATE} (written without
+ * registry's {@link DateTimeFunctions}: {@code EXTRACT(field FROM x)} and {@code date_part(field,
+ * x)} with the field unquoted are {@code date_part('field', x)}; {@code CURRENT_TIMESTAMP}, {@code LOCALTIMESTAMP} and {@code CURRENT_DATE} (written without
  * parentheses) are {@code now()} and {@code current_date()}.
  */
 final class DateTimeSyntax {
@@ -22,14 +22,14 @@ final class DateTimeSyntax {
   /** Whether {@code call} is one of these spellings. */
   static boolean spells(SqlCall call) {
     SqlOperator op = call.getOperator();
-    return op == SqlStdOperatorTable.EXTRACT || clock(op) != null;
+    return op == SqlStdOperatorTable.EXTRACT || unitDatePart(call) || clock(op) != null;
   }
 
   /** The registry call {@code call} spells, or null when it is none of these. */
   static SqlNode replacement(SqlCall call) {
     var pos = call.getParserPosition();
     SqlOperator op = call.getOperator();
-    if (op == SqlStdOperatorTable.EXTRACT) {
+    if (op == SqlStdOperatorTable.EXTRACT || unitDatePart(call)) {
       SqlNode unit = call.operand(0);
       String field = switch (unit) {
         case SqlIntervalQualifier q -> q.timeFrameName != null ? q.timeFrameName : q.timeUnitRange.name();
@@ -49,6 +49,12 @@ final class DateTimeSyntax {
       return FunctionOperators.operator(clock).createCall(pos);
     }
     return null;
+  }
+
+  /** {@code date_part(year, x)}: the parser reads an unquoted first argument as a time unit. */
+  private static boolean unitDatePart(SqlCall call) {
+    return call.getOperator().getName().equalsIgnoreCase("DATE_PART") && call.operandCount() == 2
+        && call.operand(0) instanceof SqlIntervalQualifier;
   }
 
   private static ScalarFunction clock(SqlOperator op) {

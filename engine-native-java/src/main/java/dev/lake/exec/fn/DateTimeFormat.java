@@ -18,7 +18,8 @@ import java.util.Locale;
  * any case), {@code DY}/{@code DAY} (day names, read and ignored). Any other character of the
  * format that is not a letter or digit matches one separator of the input (or none); letters
  * that are not a pattern, and text in double quotes, are skipped over one input character each.
- * Fields read up to their width of digits ({@code YYYY} all the digits before a non-digit).
+ * Fields read up to their width of digits ({@code YYYY} all the digits before a non-digit); input
+ * left after the format ends is ignored (PostgreSQL).
  * Results are in UTC. A value that does not fit its field, or a date that does not exist, is an
  * error naming the input and the pattern's position.
  */
@@ -198,13 +199,7 @@ final class DateTimeFormat {
         }
       }
     }
-    while (at < input.length() && input.charAt(at) == ' ') {
-      at++;
-    }
-    if (at < input.length()) {
-      throw new ExecutionException(function + ": input '" + clip(input) + "' has text \"" + clip(input.substring(at))
-          + "\" left over after format '" + format + "'");
-    }
+    // Input past the end of the format is ignored, as PostgreSQL does.
     if (pm != null || twelveHour) {
       hour = hour % 12 + (Boolean.TRUE.equals(pm) ? 12 : 0);
     }
