@@ -14,7 +14,7 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
  * SQL's date and time spellings that Calcite's parser binds to its own operators, as calls of the
  * registry's {@link DateTimeFunctions}: {@code EXTRACT(field FROM x)} and {@code date_part(field,
  * x)} with the field unquoted are {@code date_part('field', x)}; {@code CURRENT_TIMESTAMP}, {@code LOCALTIMESTAMP} and {@code CURRENT_DATE} (written without
- * parentheses) are {@code now()} and {@code current_date()}.
+ * parentheses) are {@code now()} and {@code today()}.
  */
 final class DateTimeSyntax {
   private DateTimeSyntax() {}
@@ -55,6 +55,18 @@ final class DateTimeSyntax {
   private static boolean unitDatePart(SqlCall call) {
     return call.getOperator().getName().equalsIgnoreCase("DATE_PART") && call.operandCount() == 2
         && call.operand(0) instanceof SqlIntervalQualifier;
+  }
+
+  /**
+   * The registry function a bare {@code current_timestamp}, {@code localtimestamp} or {@code
+   * current_date} names (the validator resolves such a word, read as a name, by looking it up).
+   */
+  static ScalarFunction nullary(String name) {
+    return switch (name.toUpperCase(Locale.ROOT)) {
+      case "CURRENT_TIMESTAMP", "LOCALTIMESTAMP" -> DateTimeFunctions.NOW;
+      case "CURRENT_DATE" -> DateTimeFunctions.CURRENT_DATE;
+      default -> null;
+    };
   }
 
   private static ScalarFunction clock(SqlOperator op) {

@@ -104,6 +104,10 @@ final class FunctionOperators implements SqlOperatorTable {
       return;
     }
     Operator op = byName.get(opName.getSimple().toUpperCase(Locale.ROOT));
+    ScalarFunction clock = DateTimeSyntax.nullary(opName.getSimple());
+    if (op == null && clock != null) {
+      op = byFunction.get(clock);
+    }
     if (op != null) {
       operatorList.add(op);
     }

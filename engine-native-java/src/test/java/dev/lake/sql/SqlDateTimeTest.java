@@ -117,6 +117,19 @@ class SqlDateTimeTest {
   }
 
   @Test
+  void aBoundStatementReadsTheClockAtEachExecution() {
+    engine.executeUpdate("INSERT INTO s.t VALUES (DATE '2024-01-01', TIMESTAMP '2024-01-01 00:00:00', 5)", allocator);
+    PreparedQuery bound = engine.prepare("SELECT value, now() FROM s.t WHERE value > ?", java.util.Map.of(), List.of(1));
+    long first = (Long) rows(bound).getFirst().get(1);
+    while (micros(Instant.now()) <= first) {
+      Thread.onSpinWait();
+    }
+    List<Object> again = rows(bound).getFirst();
+    assertEquals(5, again.get(0));
+    assertTrue((Long) again.get(1) > first, again + " after " + first);
+  }
+
+  @Test
   void forTimestampAsOfReadsTheLatestVersionCommittedAtOrBeforeIt() {
     engine.executeUpdate("INSERT INTO s.t VALUES (DATE '2024-01-01', NULL, 1)", allocator);
     engine.executeUpdate("INSERT INTO s.t VALUES (DATE '2024-01-02', NULL, 2), (NULL, NULL, 3)", allocator);

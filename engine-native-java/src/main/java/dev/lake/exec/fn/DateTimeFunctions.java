@@ -92,18 +92,16 @@ public final class DateTimeFunctions {
       });
 
   /**
-   * {@code now()} (also {@code current_timestamp}, {@code localtimestamp}, {@code
-   * transaction_timestamp}, {@code statement_timestamp}): the statement's time ({@link
-   * StatementClock}), UTC.
+   * {@code now()} (also written {@code current_timestamp} and {@code localtimestamp}): the
+   * statement's time ({@link StatementClock}), UTC.
    */
-  public static final ScalarFunction NOW = Scalar.named("now", "current_timestamp", "localtimestamp",
-          "transaction_timestamp", "statement_timestamp")
+  public static final ScalarFunction NOW = Scalar.named("now")
       .takes()
       .returns(SqlType.Kind.TIMESTAMP)
       .kernel((args, b, t) -> constant(StatementClock.micros()));
 
-  /** {@code current_date}: the date (UTC) of the statement's time. */
-  public static final ScalarFunction CURRENT_DATE = Scalar.named("current_date")
+  /** {@code today()} (DuckDB's name; also written {@code current_date}): the date (UTC) of the statement's time. */
+  public static final ScalarFunction CURRENT_DATE = Scalar.named("today")
       .takes()
       .returns(SqlType.Kind.DATE)
       .kernel((args, b, t) -> constant(Math.floorDiv(StatementClock.micros(), DateTimeFields.MICROS_PER_DAY)));
