@@ -186,7 +186,10 @@ final class CalciteTables {
       return null;
     }
     Version version;
-    if (mark > 0) {
+    if (mark > 0 && nameWithVersion.startsWith(TimeTravel.TIME_MARK, mark + 1)) {
+      version = TimeTravel.at(handle.get(), name,
+          Long.parseLong(nameWithVersion.substring(mark + 1 + TimeTravel.TIME_MARK.length())), null);
+    } else if (mark > 0) {
       version = Version.of(Long.parseLong(nameWithVersion.substring(mark + 1)));
     } else if (pins.containsKey(name)) {
       version = pins.get(name);

@@ -75,7 +75,7 @@ final class DdlParsing {
   private static final int QUOTED_IDENTIFIER = SqlBabelParserImplConstants.QUOTED_IDENTIFIER;
 
   /** One token and its character offsets in the text ({@code end} exclusive). */
-  private record Tok(int kind, String image, int start, int end, int line, int column) {}
+  record Tok(int kind, String image, int start, int end, int line, int column) {}
 
   /**
    * The statement as one of lake's own DDL statements, if it starts like one.
@@ -351,7 +351,7 @@ final class DdlParsing {
    * Calcite's tokens of {@code sql} (comments skipped), ending with EOF. Text that does not even
    * tokenize yields the tokens before the problem and EOF: the parser reports it precisely.
    */
-  private static List<Tok> tokens(String sql) {
+  static List<Tok> tokens(String sql) {
     // Tabs as spaces: the same offsets, and one column per character.
     SimpleCharStream stream = new SimpleCharStream(new StringReader(sql.replace('\t', ' ')), 1, 1);
     SqlBabelParserImplTokenManager manager = new SqlBabelParserImplTokenManager(stream);

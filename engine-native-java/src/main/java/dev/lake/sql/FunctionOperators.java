@@ -124,6 +124,10 @@ final class FunctionOperators implements SqlOperatorTable {
     }
     String name = opName.getSimple().toUpperCase(Locale.ROOT);
     SqlOperator op = byName.containsKey(name) ? byName.get(name) : aggregatesByName.get(name);
+    ScalarFunction clock = DateTimeSyntax.nullary(opName.getSimple());
+    if (op == null && clock != null) {
+      op = byFunction.get(clock);
+    }
     if (op != null) {
       operatorList.add(op);
     }
@@ -189,7 +193,8 @@ final class FunctionOperators implements SqlOperatorTable {
 
   /**
    * The call's binding for the registry: operand types, and the value of each operand written as
-   * an integer constant (what a result type may depend on, as {@code round}'s scale does).
+   * an integer or text constant (what a result type may depend on, as {@code round}'s scale and
+   * {@code date_part}'s field do).
    */
   private static Binding binding(SqlOperatorBinding binding, List<SqlType> types) {
     Binding b = Binding.of(types);
@@ -199,6 +204,10 @@ final class FunctionOperators implements SqlOperatorTable {
         if (v != null) {
           b = b.withConstant(i, v.longValueExact());
         }
+      } else if (types.get(i).kind() == SqlType.Kind.UTF8 && binding.isOperandLiteral(i, false)
+          && !binding.isOperandNull(i, false)) {
+        // A text constant a result type may depend on (date_part's field).
+        b = b.withConstant(i, binding.getOperandLiteralValue(i, String.class));
       }
     }
     return b;
@@ -243,6 +252,12 @@ final class FunctionOperators implements SqlOperatorTable {
       return true;
     }
 
+    /** The clock functions are constant within one execution, not between executions. */
+    @Override
+    public boolean isDynamicFunction() {
+      return dev.lake.exec.fn.DateTimeFunctions.CLOCK.contains(function);
+    }
+
     private static RelDataType returnType(ScalarFunction function, SqlOperatorBinding binding) {
       List<SqlType> types = lakeTypes(binding);
       if (types.contains(null)) {
@@ -273,6 +288,7 @@ final class FunctionOperators implements SqlOperatorTable {
           case BIGINT -> SqlType.Kind.INT64;
           case DOUBLE, NUMBER -> SqlType.Kind.FLOAT64;
           case BOOLEAN -> SqlType.Kind.BOOL;
+          case TIMESTAMP -> SqlType.Kind.TIMESTAMP;
           case SAME -> null;
         };
         operandTypes[i] = kind == null

@@ -19,7 +19,7 @@ import org.apache.calcite.sql.fun.SqlTrimFunction;
  * SQL's special spellings of registry functions, which Calcite's parser binds to its own
  * operators: {@code TRIM([BOTH | LEADING | TRAILING] [c FROM] s)}, {@code POSITION(a IN b)},
  * {@code SUBSTRING(s FROM a FOR b)}, {@code CEIL(x)}/{@code FLOOR(x)}, {@code a || b} and
- * {@code a [NOT] ILIKE b}. Before validation each becomes a call of the registry's function
+ * {@code a [NOT] ILIKE b}, and the date and time forms of {@link DateTimeSyntax}. Before validation each becomes a call of the registry's function
  * ({@code btrim}/{@code ltrim}/{@code rtrim}, {@code strpos}, {@code substring}, ...), so the
  * registry is the only definition of what they take and compute.
  */
@@ -89,6 +89,10 @@ final class FunctionSyntax {
     }
     if (op == SqlStdOperatorTable.CONCAT) {
       return registry(StringFunctions.CONCAT_OPERATOR).createCall(pos, call.getOperandList());
+    }
+    SqlNode datetime = DateTimeSyntax.replacement(call);
+    if (datetime != null) {
+      return datetime;
     }
     if (op == SqlLibraryOperators.ILIKE || op == SqlLibraryOperators.NOT_ILIKE) {
       SqlCall ilike = registry(RegexFunctions.ILIKE).createCall(pos, call.getOperandList());

@@ -105,7 +105,8 @@ final class ParameterizedQuery implements PreparedQuery {
    * @throws SqlException INVALID if the count of values or a value's type does not fit
    */
   PreparedQuery bind(List<?> values) {
-    return translate(Parameters.convert(types, values));
+    List<Expr.Literal> converted = Parameters.convert(types, values);
+    return ClockedQuery.readsClock(rel) ? new ClockedQuery(() -> translate(converted)) : translate(converted);
   }
 
   // The logical plan and its cluster's metadata caches are shared; one translation at a time.

@@ -375,6 +375,12 @@ final class RelPlanner {
   }
 
   private static SqlIdentifier versioned(SqlSnapshot snapshot) {
+    if (snapshot.getTableRef() instanceof SqlIdentifier id && TimeTravel.isTime(snapshot.getPeriod())) {
+      List<String> names = new java.util.ArrayList<>(id.names);
+      names.set(names.size() - 1, names.getLast() + CalciteTables.VERSION_MARK + TimeTravel.TIME_MARK
+          + TimeTravel.micros(snapshot.getPeriod()));
+      return new SqlIdentifier(names, id.getParserPosition());
+    }
     if (!(snapshot.getTableRef() instanceof SqlIdentifier id)
         || !(snapshot.getPeriod() instanceof SqlLiteral literal)
         || !(literal.getValue() instanceof java.math.BigDecimal number)) {

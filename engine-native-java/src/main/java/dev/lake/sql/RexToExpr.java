@@ -534,13 +534,16 @@ final class RexToExpr {
         return new Expr.Literal(t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1000, base.type());
       }
     }
-    if (months) {
-      throw unsupported("adding a month or year interval to a date column");
-    }
-    long delta = base.type().kind() == SqlType.Kind.DATE ? Math.floorDiv(n, 86_400_000L) : n * 1000;
     if (base.type().kind() != SqlType.Kind.DATE && base.type().kind() != SqlType.Kind.TIMESTAMP) {
       throw new SqlException(SqlException.Kind.INVALID, "cannot add an interval to " + base.type());
     }
+    if (months) {
+      // PostgreSQL's end-of-month rule: Jan 31 + 1 month is the last day of February.
+      return new Expr.Func(dev.lake.exec.fn.DateTimeFunctions.PLUS_MONTHS,
+          dev.lake.exec.fn.Binding.of(List.of(base.type(), INT64)),
+          List.of(base, new Expr.Literal(n, SqlType.of(SqlType.Kind.INT64, false))), base.type());
+    }
+    long delta = base.type().kind() == SqlType.Kind.DATE ? Math.floorDiv(n, 86_400_000L) : n * 1000;
     return new Expr.Call(Expr.Op.ADD, List.of(base, new Expr.Literal(delta, INT64)), base.type());
   }
 

@@ -170,8 +170,12 @@ public final class SqlEngine {
     return planRelational(query, pins, catalog);
   }
 
-  /** The physical plan of a logical one. */
+  /** The physical plan of a logical one (built per execution when it reads the statement clock). */
   PreparedQuery translate(RelPlanner.Planned planned) {
+    return ClockedQuery.readsClock(planned.rel()) ? new ClockedQuery(() -> physical(planned)) : physical(planned);
+  }
+
+  private PreparedQuery physical(RelPlanner.Planned planned) {
     var rel = planned.rel();
     RelTranslator translator = new RelTranslator(rel.getCluster().getRexBuilder(),
         rel.getCluster().getMetadataQuery(), threads);

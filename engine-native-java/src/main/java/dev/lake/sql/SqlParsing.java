@@ -18,9 +18,10 @@ import org.apache.calcite.sql.validate.SqlConformanceEnum;
  * to lower case, quoted ones keep their case; LIMIT/OFFSET are accepted (lenient conformance).
  * What lake's DDL adds beyond Babel is read by {@link DdlParsing}.
  *
- * <p>Calcite has no {@code FOR VERSION AS OF n}; the text is rewritten to {@code FOR SYSTEM_TIME
- * AS OF n} (outside string literals, quoted identifiers and comments) before parsing, and the
- * planner reads the integer as a version. The rewrite makes the text longer, so positions of
+ * <p>Calcite has no {@code FOR VERSION AS OF n} or {@code FOR TIMESTAMP AS OF t}; the text is
+ * rewritten to {@code FOR SYSTEM_TIME AS OF n} (outside string literals, quoted identifiers and
+ * comments) before parsing; the planner reads an integer as a version and a time as the version
+ * committed then ({@link TimeTravel}). The rewrite makes the text longer, so positions of
  * errors are mapped back to the text the user wrote ({@link #originalPosition}).
  */
 final class SqlParsing {
@@ -35,6 +36,9 @@ final class SqlParsing {
 
   private static final Pattern FOR_VERSION =
       Pattern.compile("(?i)FOR\\s+VERSION\\s+AS\\s+OF\\b");
+  /** Either time-travel spelling, for mapping positions back. */
+  private static final Pattern FOR_VERSION_OR_TIMESTAMP =
+      Pattern.compile("(?i)FOR\\s+(VERSION|TIMESTAMP)\\s+AS\\s+OF\\b");
   private static final Pattern FOR_TIMESTAMP =
       Pattern.compile("(?i)FOR\\s+TIMESTAMP\\s+AS\\s+OF\\b");
 
@@ -44,7 +48,7 @@ final class SqlParsing {
    * @throws SqlException SYNTAX with Calcite's line and column when the text does not parse
    */
   static SqlNode parse(String sql) {
-    String text = rewriteTimeTravel(sql);
+    String text = DateTimeNames.quote(rewriteTimeTravel(sql));
     try {
       return parseRewritten(text);
     } catch (SqlException e) {
@@ -68,7 +72,7 @@ final class SqlParsing {
     }
     String line = lines[e.line() - 1];
     int column = e.column();
-    Matcher m = FOR_VERSION.matcher(line);
+    Matcher m = FOR_VERSION_OR_TIMESTAMP.matcher(line);
     int shift = 0;
     while (m.find()) {
       int start = m.start() + 1 + shift;
@@ -155,10 +159,10 @@ final class SqlParsing {
         }
         Matcher timestamp = FOR_TIMESTAMP.matcher(sql).region(i, n);
         if (timestamp.lookingAt()) {
-          int[] lineCol = lineColumn(sql, i);
-          throw new SqlException(SqlException.Kind.UNSUPPORTED,
-              "FOR TIMESTAMP AS OF is not supported yet; use FOR VERSION AS OF",
-              lineCol[0], lineCol[1], null);
+          // The time after it tells the planner to read by commit time (TimeTravel).
+          out.append("FOR SYSTEM_TIME AS OF");
+          i = timestamp.end();
+          continue;
         }
         out.append(c);
         i++;
@@ -172,20 +176,6 @@ final class SqlParsing {
 
   private static boolean isWordChar(char c) {
     return Character.isLetterOrDigit(c) || c == '_' || c == '$';
-  }
-
-  private static int[] lineColumn(String sql, int offset) {
-    int line = 1;
-    int column = 1;
-    for (int i = 0; i < offset; i++) {
-      if (sql.charAt(i) == '\n') {
-        line++;
-        column = 1;
-      } else {
-        column++;
-      }
-    }
-    return new int[] {line, column};
   }
 
   static String lower(String s) {

@@ -77,10 +77,22 @@ class SqlTimeTravelTest extends SqlFixture {
   }
 
   @Test
-  void forTimestampAsOfIsUnsupported() {
+  void forTimestampAsOfBeforeEveryCommitNamesTheTableAndTime() {
+    // The in-memory tables record every version as committed at the epoch.
     SqlException e = assertThrows(SqlException.class,
-        () -> engine.prepare("SELECT id FROM demo.episodes FOR TIMESTAMP AS OF '2024-01-01'"));
-    assertEquals(SqlException.Kind.UNSUPPORTED, e.kind());
-    assertEquals(30, e.column());
+        () -> engine.prepare("SELECT id FROM demo.episodes FOR TIMESTAMP AS OF '1969-12-31 23:59:59'"));
+    assertEquals(SqlException.Kind.VERSION_NOT_FOUND, e.kind());
+    assertEquals("table lake.demo.episodes has no version committed at or before 1969-12-31 23:59:59 UTC;"
+        + " its first readable version, 0, was committed at 1970-01-01 00:00", e.getMessage());
+    assertEquals(List.of(list(8L)),
+        rows("SELECT count(*) FROM demo.episodes FOR TIMESTAMP AS OF TIMESTAMP '1970-01-01 00:00:00'"));
+  }
+
+  @Test
+  void forTimestampAsOfWithTextThatIsNoTimeIsInvalid() {
+    SqlException e = assertThrows(SqlException.class,
+        () -> engine.prepare("SELECT id FROM demo.episodes FOR TIMESTAMP AS OF 'yesterday'"));
+    assertEquals(SqlException.Kind.INVALID, e.kind());
+    assertTrue(e.getMessage().contains("got 'yesterday'"), e.getMessage());
   }
 }

@@ -28,6 +28,7 @@ public final class FunctionRegistry {
       .addAggregates(BooleanAggregates.ALL)
       .addAggregates(OrderedAggregates.ALL)
       .addAggregates(ApproximateAggregates.ALL)
+      .addAll(DateTimeFunctions.ALL)
       .build();
 
   /** A call matched to one of its function's signatures. */

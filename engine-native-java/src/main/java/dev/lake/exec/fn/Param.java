@@ -20,6 +20,8 @@ public enum Param {
   NUMBER("NUMERIC"),
   /** BOOLEAN. */
   BOOLEAN("BOOLEAN"),
+  /** A TIMESTAMP, or a DATE as the TIMESTAMP of its midnight (PostgreSQL's implicit cast). */
+  TIMESTAMP("TIMESTAMP"),
   /**
    * A value of the type every {@code SAME} argument of the call is converted to (their common
    * type): greatest, least.
@@ -47,6 +49,8 @@ public enum Param {
       case DOUBLE -> isNull || arg.isNumeric() ? SqlType.of(SqlType.Kind.FLOAT64, nullable) : null;
       case NUMBER -> isNull ? SqlType.of(SqlType.Kind.FLOAT64, nullable) : arg.isNumeric() ? arg : null;
       case BOOLEAN -> isNull || arg.kind() == SqlType.Kind.BOOL ? SqlType.of(SqlType.Kind.BOOL, nullable) : null;
+      case TIMESTAMP -> isNull || arg.kind() == SqlType.Kind.DATE || arg.kind() == SqlType.Kind.TIMESTAMP
+          ? SqlType.of(SqlType.Kind.TIMESTAMP, nullable) : null;
       case SAME -> arg;
     };
   }
