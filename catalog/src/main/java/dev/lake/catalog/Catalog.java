@@ -370,6 +370,23 @@ public final class Catalog implements AutoCloseable {
    */
   public TableEntry replace(TableIdent ident, Schema schema, AppendOperation operation,
       ArrowReader batches) {
+    return replace(ident, schema, fresh -> handle(fresh).append(operation, batches));
+  }
+
+  /**
+   * Replaces the table with a new empty incarnation holding {@code schema} (its version 0, as
+   * {@link #create} makes), then removes the old files: what replacing a table's rows with no
+   * rows means. Readers see either the old table or the new empty one.
+   *
+   * @throws TableNotFoundException if the table is not registered
+   * @throws IllegalArgumentException if the engine cannot store the schema; nothing changed
+   */
+  public TableEntry replaceWithEmpty(TableIdent ident, Schema schema) {
+    return replace(ident, schema, TableEntry::version);
+  }
+
+  private TableEntry replace(TableIdent ident, Schema schema,
+      java.util.function.Function<TableEntry, Version> write) {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
@@ -379,7 +396,7 @@ public final class Catalog implements AutoCloseable {
       TableEntry fresh = createIncarnation(ident, schema, engine(old.engine()));
       Version version;
       try {
-        version = handle(fresh).append(operation, batches);
+        version = write.apply(fresh);
       } catch (RuntimeException e) {
         discard(fresh);
         throw e;
