@@ -138,24 +138,31 @@ class FlightConformanceIT {
       assertEquals(3L, single("SELECT count(*) FROM conf_p.kinds"));
       assertVersion("conf_p.kinds", 1);
 
-      String where = "SELECT id FROM conf_p.kinds WHERE i = ? AND si = ? AND ti = ? AND r = ? AND d = ?"
-          + " AND b = ? AND v = ? AND dec = ? AND day = ? AND at = ?";
-      try (PreparedStatement q = c.prepareStatement(where)) {
-        for (long id = 1; id <= 2; id++) {
-          q.setInt(1, (int) id * 10);
-          q.setShort(2, (short) id);
-          q.setByte(3, (byte) id);
-          q.setFloat(4, id + 0.5f);
-          q.setDouble(5, id + 0.25);
-          q.setBoolean(6, id == 1);
-          q.setString(7, "röbot-" + id);
-          q.setBigDecimal(8, new BigDecimal(id + ".125"));
-          q.setDate(9, java.sql.Date.valueOf(LocalDate.of(2026, 1, (int) id)));
-          q.setTimestamp(10, Timestamp.from(java.time.Instant.parse("2026-01-0" + id + "T10:00:00Z")));
-          try (ResultSet rs = q.executeQuery()) {
-            assertTrue(rs.next(), "row " + id);
-            assertEquals(id, rs.getLong(1));
-            assertFalse(rs.next());
+      // Each type as a parameter, each prepared once and re-executed with the second row's value.
+      Map<String, Binder> binders = new java.util.LinkedHashMap<>();
+      binders.put("i", (q, id) -> q.setInt(1, (int) id * 10));
+      binders.put("si", (q, id) -> q.setShort(1, (short) id));
+      binders.put("ti", (q, id) -> q.setByte(1, (byte) id));
+      binders.put("r", (q, id) -> q.setFloat(1, id + 0.5f));
+      binders.put("d", (q, id) -> q.setDouble(1, id + 0.25));
+      binders.put("b", (q, id) -> q.setBoolean(1, id == 1));
+      binders.put("v", (q, id) -> q.setString(1, "röbot-" + id));
+      binders.put("dec", (q, id) -> q.setBigDecimal(1, new BigDecimal(id + ".125")));
+      binders.put("day", (q, id) -> q.setDate(1, java.sql.Date.valueOf(LocalDate.of(2026, 1, (int) id))));
+      binders.put("at", (q, id) -> q.setTimestamp(1,
+          Timestamp.from(java.time.Instant.parse("2026-01-0" + id + "T10:00:00Z"))));
+      for (Map.Entry<String, Binder> column : binders.entrySet()) {
+        try (PreparedStatement q = c.prepareStatement(
+            "SELECT id FROM conf_p.kinds WHERE " + column.getKey() + " = ?")) {
+          for (long id = 1; id <= 2; id++) {
+            column.getValue().bind(q, id);
+            List<Long> ids = new ArrayList<>();
+            try (ResultSet rs = q.executeQuery()) {
+              while (rs.next()) {
+                ids.add(rs.getLong(1));
+              }
+            }
+            assertEquals(List.of(id), ids, column.getKey() + " = ? bound for row " + id);
           }
         }
       }
@@ -204,10 +211,11 @@ class FlightConformanceIT {
           rows("SELECT id, name FROM conf_d.lanced ORDER BY id"));
       s.executeUpdate("CREATE TABLE conf_d.logged (id BIGINT, name VARCHAR)");
       s.executeUpdate("INSERT INTO conf_d.logged VALUES (1, 'a'), (2, 'b')");
-      // CTAS over the log table: over the lance one it leaks a query buffer (see the report).
       s.executeUpdate("CREATE TABLE conf_d.copy AS SELECT id * 10 AS id, name FROM conf_d.logged");
       assertEquals(List.of(List.of(10L, "a"), List.of(20L, "b")),
           rows("SELECT id, name FROM conf_d.copy ORDER BY id"));
+      // Not over the lance table: CREATE TABLE ... AS SELECT from it fails INTERNAL, the query's
+      // allocator closing with 128 bytes still held (a known bug, not fixed here).
       DatabaseMetaData meta = c.getMetaData();
       List<String> tables = new ArrayList<>();
       try (ResultSet rs = meta.getTables(null, "conf_d", "%", null)) {
@@ -481,6 +489,11 @@ class FlightConformanceIT {
   }
 
   // ---- helpers ---------------------------------------------------------------------------
+
+  @FunctionalInterface
+  private interface Binder {
+    void bind(PreparedStatement statement, long id) throws SQLException;
+  }
 
   private static FlightSqlClient client(boolean cookies) {
     FlightClient.Builder builder = FlightClient.builder(allocator,

@@ -68,7 +68,8 @@ final class UpdateCommands {
    */
   Flight.Result prepare(FlightSql.ActionCreatePreparedStatementRequest create, String defaultSchema) {
     PreparedUpdate update = sqlEngine.prepareUpdate(create.getQuery(), defaultSchema);
-    Schema parameters = update.parameterSchema();
+    // TIMESTAMP parameters in milliseconds, as for queries: what the stock JDBC driver writes.
+    Schema parameters = PreparedStatements.declared(update.parameterSchema());
     FlightSql.ActionCreatePreparedStatementResult result =
         FlightSql.ActionCreatePreparedStatementResult.newBuilder()
             .setPreparedStatementHandle(ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
