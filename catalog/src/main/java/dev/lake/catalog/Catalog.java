@@ -71,7 +71,15 @@ public final class Catalog implements AutoCloseable {
     }
     Catalog catalog = new Catalog(store, engines, warehouse, Clock.systemUTC());
     for (ScanPage.Entry record : catalog.scanRecords(RegistryCodec.TABLE_PREFIX)) {
-      catalog.rollForward(record.value(), RegistryCodec.decode(record.key(), record.value()));
+      TableEntry entry = RegistryCodec.decode(record.key(), record.value());
+      try {
+        catalog.rollForward(record.value(), entry);
+      } catch (dev.lake.engine.CorruptTableException e) {
+        // One damaged table must not keep the others from being served: it stays registered
+        // and every read of it reports the damage.
+        System.getLogger(Catalog.class.getName()).log(System.Logger.Level.WARNING,
+            "table lake." + entry.ident() + " is damaged and was not rolled forward", e);
+      }
     }
     return catalog;
   }
@@ -199,7 +207,13 @@ public final class Catalog implements AutoCloseable {
    * @return empty if the table is not registered
    */
   public Optional<TableHandle> readHandle(TableIdent ident) {
-    return lookup(ident).map(entry -> new RegisteredTable(entry, handle(entry)));
+    return lookup(ident).map(entry -> {
+      try {
+        return new RegisteredTable(entry, handle(entry));
+      } catch (dev.lake.engine.CorruptMetadataException e) {
+        throw e.table() != null ? e : e.inTable("lake." + ident);
+      }
+    });
   }
 
   /**
@@ -353,7 +367,12 @@ public final class Catalog implements AutoCloseable {
       if (expected.isPresent() && !entry.location().equals(expected.get())) {
         throw new TableNotFoundException(ident);
       }
-      Version version = handle(entry).append(operation, batches);
+      Version version;
+      try {
+        version = handle(entry).append(operation, batches);
+      } catch (dev.lake.engine.CorruptMetadataException e) {
+        throw e.table() != null ? e : e.inTable("lake." + ident);
+      }
       advance(bytes, entry, version);
       return version;
     } finally {
@@ -370,6 +389,23 @@ public final class Catalog implements AutoCloseable {
    */
   public TableEntry replace(TableIdent ident, Schema schema, AppendOperation operation,
       ArrowReader batches) {
+    return replace(ident, schema, fresh -> handle(fresh).append(operation, batches));
+  }
+
+  /**
+   * Replaces the table with a new empty incarnation holding {@code schema} (its version 0, as
+   * {@link #create} makes), then removes the old files: what replacing a table's rows with no
+   * rows means. Readers see either the old table or the new empty one.
+   *
+   * @throws TableNotFoundException if the table is not registered
+   * @throws IllegalArgumentException if the engine cannot store the schema; nothing changed
+   */
+  public TableEntry replaceWithEmpty(TableIdent ident, Schema schema) {
+    return replace(ident, schema, TableEntry::version);
+  }
+
+  private TableEntry replace(TableIdent ident, Schema schema,
+      java.util.function.Function<TableEntry, Version> write) {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
@@ -379,7 +415,7 @@ public final class Catalog implements AutoCloseable {
       TableEntry fresh = createIncarnation(ident, schema, engine(old.engine()));
       Version version;
       try {
-        version = handle(fresh).append(operation, batches);
+        version = write.apply(fresh);
       } catch (RuntimeException e) {
         discard(fresh);
         throw e;

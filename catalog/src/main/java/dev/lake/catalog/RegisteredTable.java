@@ -56,7 +56,11 @@ final class RegisteredTable implements TableHandle {
           "does not exist: the latest version of lake." + entry.ident() + " is "
               + entry.version());
     }
-    return handle.snapshot(version);
+    try {
+      return handle.snapshot(version);
+    } catch (dev.lake.engine.CorruptMetadataException e) {
+      throw e.table() != null ? e : e.inTable("lake." + entry.ident());
+    }
   }
 
   @Override

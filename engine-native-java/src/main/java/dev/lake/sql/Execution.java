@@ -72,6 +72,8 @@ record Execution(long budget, Duration timeout) {
       }, x.getMessage(), 0, 0, x);
       case CorruptDataException x -> new SqlException(SqlException.Kind.CORRUPT_DATA,
           "corrupt data in " + x.describe(), 0, 0, x);
+      case dev.lake.engine.CorruptMetadataException x -> new SqlException(
+          SqlException.Kind.CORRUPT_DATA, "corrupt data in " + x.describe(), 0, 0, x);
       case VersionNotFoundException x -> new SqlException(SqlException.Kind.VERSION_NOT_FOUND,
           "cannot read table version " + x.version() + ": it " + (x.expired()
               ? "was expired by retention while the query ran" : "does not exist"), 0, 0, x);

@@ -16,12 +16,9 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.calcite.sql.SqlBasicCall;
-import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 
@@ -32,9 +29,10 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
  * checked ({@link InsertRows}) in memory, within the engine's per-query budget, and only then
  * appended as one new version of the incarnation the statement was planned against.
  *
- * <p>A VALUES made only of parameters ({@code VALUES (?, ?, ?)}, what ADBC's bulk ingest and
- * JDBC batches send) is not planned as a query: each bound parameter row is one table row (or
- * one per VALUES row), its columns moved into the table's without copying when the types match.
+ * <p>A VALUES of parameters ({@code VALUES (?, ?, ?)}, what ADBC's bulk ingest and JDBC batches
+ * send, or {@code VALUES (?, 'lab', ?)} beside constants, see {@link ValuesLayout}) is not
+ * planned as a query: each bound parameter row is one table row (or one per VALUES row), its
+ * columns moved into the table's without copying when the types match.
  */
 final class InsertStatement implements PreparedUpdate {
   private static final AtomicLong IDS = new AtomicLong();
@@ -51,19 +49,23 @@ final class InsertStatement implements PreparedUpdate {
   private final List<String> columns;
   private final PreparedQuery source;
   private final int valuesRows;
+  private final ValuesLayout layout;
+  private final PreparedQuery constants;
   private final Schema parameterSchema;
   private final WritableSqlCatalog catalog;
   private final SqlEngine engine;
 
   private InsertStatement(TableName target, TableLocation location, Schema tableSchema,
-      List<String> columns, PreparedQuery source, int valuesRows, Schema parameterSchema,
-      WritableSqlCatalog catalog, SqlEngine engine) {
+      List<String> columns, PreparedQuery source, ValuesLayout layout, PreparedQuery constants,
+      Schema parameterSchema, WritableSqlCatalog catalog, SqlEngine engine) {
     this.target = target;
     this.location = location;
     this.tableSchema = tableSchema;
     this.columns = columns;
     this.source = source;
-    this.valuesRows = valuesRows;
+    this.valuesRows = layout == null ? 0 : layout.rows();
+    this.layout = layout;
+    this.constants = constants;
     this.parameterSchema = parameterSchema;
     this.catalog = catalog;
     this.engine = engine;
@@ -80,10 +82,11 @@ final class InsertStatement implements PreparedUpdate {
             + " does not exist"));
     Schema tableSchema = handle.latestSnapshot().schema();
     int parameters = countParameters(insert.getSource());
-    int valuesRows = parameters > 0 ? parameterRows(insert.getSource()) : 0;
-    if (parameters > 0 && valuesRows == 0) {
+    ValuesLayout layout = parameters > 0 ? ValuesLayout.of(insert.getSource()) : null;
+    if (parameters > 0 && layout == null) {
       throw new SqlException(SqlException.Kind.UNSUPPORTED, "parameters in an INSERT are"
-          + " supported only as a VALUES list made of ? alone, e.g. VALUES (?, ?)",
+          + " supported only in a VALUES list, each ? a value of its own beside constants,"
+          + " e.g. VALUES (?, 'lab', ?); not inside an expression or a query",
           DdlTypes.line(insert.getSource()), DdlTypes.col(insert.getSource()), null);
     }
     RelPlanner.PlannedInsert planned = new RelPlanner(catalog, Map.of())
@@ -91,13 +94,17 @@ final class InsertStatement implements PreparedUpdate {
     List<String> columns = planned.columns();
     PreparedQuery source = planned.source() == null ? null : engine.translate(planned.source());
     List<Field> parameterFields = new ArrayList<>();
+    PreparedQuery constants = null;
+    if (layout != null && layout.hasConstants()) {
+      constants = engine.prepare(layout.constantsQuery(), Map.of());
+    }
     for (int p = 0; p < parameters; p++) {
-      Field column = tableSchema.findField(columns.get(p % columns.size()));
+      Field column = tableSchema.findField(columns.get(layout.columnOf(p)));
       parameterFields.add(new Field(column.getName(),
           new FieldType(true, column.getType(), null, null), column.getChildren()));
     }
     return new InsertStatement(target, handle.location(), tableSchema, columns, source,
-        valuesRows, new Schema(parameterFields), catalog, engine);
+        layout, constants, new Schema(parameterFields), catalog, engine);
   }
 
   @Override
@@ -129,17 +136,82 @@ final class InsertStatement implements PreparedUpdate {
         throw new SqlException(SqlException.Kind.INVALID, "the statement has "
             + parameterSchema.getFields().size() + " parameters but " + given + " were bound");
       }
-      while (parameters.loadNextBatch()) {
-        for (int r = 0; r < valuesRows; r++) {
-          List<FieldVector> slice = new ArrayList<>(bound.getFieldVectors().subList(r * width, (r + 1) * width));
-          List<Field> fields = slice.stream().map(FieldVector::getField).toList();
-          VectorSchemaRoot row = new VectorSchemaRoot(fields, slice, bound.getRowCount());
-          rows.add(row);
+      List<FieldVector> constantValues = constants == null ? List.of() : constants(rowsAllocator);
+      try {
+        while (parameters.loadNextBatch()) {
+          int n = bound.getRowCount();
+          for (int r = 0; r < valuesRows; r++) {
+            List<FieldVector> slice = new ArrayList<>();
+            List<FieldVector> repeated = new ArrayList<>();
+            for (int i = 0; i < width; i++) {
+              int p = layout.slot(r, i);
+              if (p >= 0) {
+                slice.add(bound.getVector(p));
+              } else {
+                FieldVector copies = repeat(constantValues.get(layout.constantAt(r, i)), 0, n,
+                    rowsAllocator);
+                repeated.add(copies);
+                slice.add(copies);
+              }
+            }
+            List<Field> fields = slice.stream().map(FieldVector::getField).toList();
+            try {
+              rows.add(new VectorSchemaRoot(fields, slice, n));
+            } finally {
+              repeated.forEach(FieldVector::close);
+            }
+          }
         }
+      } finally {
+        constantValues.forEach(FieldVector::close);
       }
       return commit(rows, (reader, sha256) -> catalog.append(target, location, reader, sha256), () -> { });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The constants of the VALUES rows: one vector each, of one value (see {@link ValuesLayout#constantsQuery}). */
+  private List<FieldVector> constants(BufferAllocator allocator) throws IOException {
+    List<FieldVector> out = new ArrayList<>();
+    try (ArrowReader reader = constants.execute(allocator)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      for (FieldVector v : root.getFieldVectors()) {
+        out.add(v.getField().createVector(allocator));
+      }
+      int at = 0;
+      while (reader.loadNextBatch()) {
+        for (int c = 0; c < out.size(); c++) {
+          for (int i = 0; i < root.getRowCount(); i++) {
+            out.get(c).copyFromSafe(i, at + i, root.getVector(c));
+          }
+        }
+        at += root.getRowCount();
+      }
+      for (FieldVector v : out) {
+        v.setValueCount(at);
+      }
+      return out;
+    } catch (RuntimeException | IOException e) {
+      out.forEach(FieldVector::close);
+      throw e;
+    }
+  }
+
+  /** {@code n} copies of value {@code row} of {@code values}, in a new vector the caller closes. */
+  private static FieldVector repeat(FieldVector values, int row, int n, BufferAllocator allocator) {
+    FieldVector out = values.getField().createVector(allocator);
+    try {
+      out.setInitialCapacity(n);
+      out.allocateNew();
+      for (int i = 0; i < n; i++) {
+        out.copyFromSafe(row, i, values);
+      }
+      out.setValueCount(n);
+      return out;
+    } catch (RuntimeException e) {
+      out.close();
+      throw e;
     }
   }
 
@@ -188,25 +260,5 @@ final class InsertStatement implements PreparedUpdate {
       }
     });
     return count[0];
-  }
-
-  /** The rows of a VALUES made of {@code ?} alone, or 0 if the source is anything else. */
-  private static int parameterRows(SqlNode source) {
-    if (source.getKind() != SqlKind.VALUES) {
-      return 0;
-    }
-    int rows = 0;
-    for (SqlNode row : ((SqlCall) source).getOperandList()) {
-      if (!(row instanceof SqlBasicCall call) || call.getKind() != SqlKind.ROW) {
-        return 0;
-      }
-      for (SqlNode value : call.getOperandList()) {
-        if (!(value instanceof SqlDynamicParam)) {
-          return 0;
-        }
-      }
-      rows++;
-    }
-    return rows;
   }
 }

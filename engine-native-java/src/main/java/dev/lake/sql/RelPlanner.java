@@ -132,7 +132,7 @@ final class RelPlanner {
       SqlValidator validator, SqlNode validated) {}
 
   private Validation validate(SqlNode statement) {
-    SqlNode query = FunctionSyntax.rewrite(statement);
+    SqlNode query = ParameterTyping.rewrite(FunctionSyntax.rewrite(statement));
     Windows.checkFrames(query);
     CalciteTables tables = new CalciteTables(catalog, pins);
     tables.versionsAt(query);

@@ -156,6 +156,25 @@ public final class SqlEngine {
   }
 
   /**
+   * As {@link #prepareUpdate(String)}, with a default schema (a client session's; null: none):
+   * {@code CREATE TABLE t} and {@code CREATE TABLE t AS ...} create {@code defaultSchema.t};
+   * {@code DROP TABLE t} and {@code INSERT INTO t} mean {@code defaultSchema.t} when that table
+   * exists and otherwise resolve as without a default; the queries inside {@code INSERT ...
+   * SELECT} and {@code CREATE TABLE AS} resolve as {@link #prepare(String, Map, String)} does.
+   * Qualified names are unaffected.
+   */
+  public PreparedUpdate prepareUpdate(String sql, String defaultSchema) {
+    if (defaultSchema == null) {
+      return prepareUpdate(sql);
+    }
+    Objects.requireNonNull(sql, "sql");
+    if (!(catalog instanceof WritableSqlCatalog writable)) {
+      return prepareUpdate(sql);
+    }
+    return Updates.prepare(sql, new DefaultSchemaWritableCatalog(writable, defaultSchema), this);
+  }
+
+  /**
    * Prepares and runs an update statement without parameters.
    *
    * @return the update count: rows inserted, 0 for DDL
@@ -168,6 +187,11 @@ public final class SqlEngine {
   /** Plans a query's syntax tree relationally, against this engine's catalog. */
   PreparedQuery planQuery(SqlNode query, Map<TableName, Version> pins) {
     return planRelational(query, pins, catalog);
+  }
+
+  /** As {@link #planQuery(SqlNode, Map)}, against {@code over} (this engine's catalog, maybe with a default schema). */
+  PreparedQuery planQuery(SqlNode query, Map<TableName, Version> pins, SqlCatalog over) {
+    return planRelational(query, pins, over);
   }
 
   /** The physical plan of a logical one (built per execution when it reads the statement clock). */

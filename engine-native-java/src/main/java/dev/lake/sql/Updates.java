@@ -111,7 +111,7 @@ final class Updates {
       throw new SqlException(SqlException.Kind.UNSUPPORTED, "CREATE OR REPLACE TABLE is not"
           + " supported; DROP TABLE first", DdlTypes.line(create), DdlTypes.col(create), null);
     }
-    TableName name = newTable(create.name);
+    TableName name = newTable(create.name, catalog);
     if (create.query != null) {
       if (create.columnList != null) {
         throw new SqlException(SqlException.Kind.UNSUPPORTED, "CREATE TABLE with both a column"
@@ -151,11 +151,15 @@ final class Updates {
     }
   }
 
-  /** The name a new table gets: {@code t} is in the default schema. */
-  static TableName newTable(SqlIdentifier id) {
+  /**
+   * The name a new table gets: {@code t} is in the catalog's default schema (a session's), else
+   * in {@value WritableSqlCatalog#DEFAULT_SCHEMA}.
+   */
+  static TableName newTable(SqlIdentifier id, SqlCatalog catalog) {
     List<String> names = id.names;
     return switch (names.size()) {
-      case 1 -> new TableName(WritableSqlCatalog.DEFAULT_SCHEMA, names.getFirst());
+      case 1 -> new TableName(catalog.defaultSchema().orElse(WritableSqlCatalog.DEFAULT_SCHEMA),
+          names.getFirst());
       case 2 -> new TableName(names.get(0), names.get(1));
       case 3 -> {
         checkLake(names.getFirst());
@@ -174,14 +178,18 @@ final class Updates {
   }
 
   /**
-   * An existing table: {@code t} resolves as in queries, to the one schema that has it.
+   * An existing table: {@code t} resolves as in queries, to the catalog's default schema when it
+   * has the table, else to the one schema that has it.
    *
    * @return null if it does not exist and {@code ifExists}
    * @throws SqlException TABLE_NOT_FOUND, or INVALID when a bare name is in several schemas
    */
   static TableName existing(SqlCatalog catalog, List<String> names, boolean ifExists) {
     TableName name;
-    if (names.size() == 1) {
+    if (names.size() == 1 && catalog.defaultSchema().isPresent()
+        && catalog.openTable(new TableName(catalog.defaultSchema().get(), names.getFirst())).isPresent()) {
+      name = new TableName(catalog.defaultSchema().get(), names.getFirst());
+    } else if (names.size() == 1) {
       List<String> owners = new ArrayList<>();
       for (String schema : catalog.schemaNames()) {
         if (catalog.tableNames(schema).contains(names.getFirst())) {
@@ -192,7 +200,8 @@ final class Updates {
         throw new SqlException(SqlException.Kind.INVALID, "table '" + names.getFirst()
             + "' is in schemas " + owners + ": qualify it");
       }
-      name = new TableName(owners.isEmpty() ? WritableSqlCatalog.DEFAULT_SCHEMA : owners.getFirst(),
+      name = new TableName(owners.isEmpty()
+          ? catalog.defaultSchema().orElse(WritableSqlCatalog.DEFAULT_SCHEMA) : owners.getFirst(),
           names.getFirst());
     } else {
       if (names.size() == 3) {
@@ -265,7 +274,7 @@ final class Updates {
         throw new SqlException(SqlException.Kind.ALREADY_EXISTS, "table " + SqlCatalog.LAKE
             + "." + name + " already exists");
       }
-      PreparedQuery planned = engine.planQuery(query, Map.of());
+      PreparedQuery planned = engine.planQuery(query, Map.of(), catalog);
       List<Field> fields = new ArrayList<>();
       List<String> columns = new ArrayList<>();
       for (Field f : planned.schema().getFields()) {

@@ -8,6 +8,7 @@ import dev.lake.catalog.TableAlreadyExistsException;
 import dev.lake.catalog.TableNotFoundException;
 import dev.lake.engine.CommitConflictException;
 import dev.lake.engine.CorruptDataException;
+import dev.lake.engine.CorruptMetadataException;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.SchemaMismatchException;
 import dev.lake.engine.VersionNotFoundException;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * SqlException.Kind#EXECUTION} (division by zero, an overflow, a failed cast, naming the value)
  * is {@code INVALID_ARGUMENT}, {@link SqlException.Kind#CORRUPT_DATA} (a {@link
  * CorruptDataException}: a segment failing its checksum) is {@code DATA_LOSS} naming table,
- * version, segment and column, and {@link SqlException.Kind#INTERNAL} is {@code INTERNAL}. The
+ * version, segment and column, as is a damaged commit log entry or checkpoint ({@link
+ * CorruptMetadataException}, naming table, file and version), and {@link SqlException.Kind#INTERNAL} is {@code INTERNAL}. The
  * mapping is the same whether the error is raised before a {@code DoGet} streams or after some
  * batches were sent.
  *
@@ -67,6 +69,10 @@ final class ErrorMapper {
       case FlightIpc.IpcException ipc -> status(GrpcStatus.INVALID_ARGUMENT, ipc.getMessage());
       case SqlException sql -> fromSql(sql);
       case CorruptDataException corrupt -> corrupt(corrupt);
+      case CorruptMetadataException corrupt -> {
+        LOG.error("corrupt table metadata answered as DATA_LOSS", corrupt);
+        yield status(GrpcStatus.DATA_LOSS, "corrupt data in " + corrupt.describe());
+      }
       case QueryStoppedException stopped -> stopped(stopped.reason(), stopped.getMessage());
       case TableNotFoundException notFound -> status(GrpcStatus.NOT_FOUND, notFound.getMessage());
       case TableAlreadyExistsException exists ->
@@ -102,7 +108,9 @@ final class ErrorMapper {
       case CORRUPT_DATA -> e.getCause() instanceof CorruptDataException corrupt
           ? corrupt(corrupt)
           : status(GrpcStatus.DATA_LOSS, message);
-      case INTERNAL -> internal(e);
+      case INTERNAL -> e.getCause() instanceof CorruptMetadataException corrupt
+          ? toStatus(corrupt)
+          : internal(e);
     };
   }
 

@@ -88,12 +88,12 @@ final class FlightSqlService {
     server.callHandler(FlightSqlService.<Flight.Empty, Flight.ActionType>method("ListActions", Flight.Empty.getDefaultInstance()), this::listActions);
     server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.FlightInfo>method("GetFlightInfo", Flight.FlightDescriptor.getDefaultInstance()),
         request -> {
-          List<String> cookies = cookies(request);
+          SessionOptions.CallHeaders cookies = cookies(request);
           unary(request, d -> flightInfo(d, cookies));
         });
     server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.SchemaResult>method("GetSchema", Flight.FlightDescriptor.getDefaultInstance()),
         request -> {
-          List<String> cookies = cookies(request);
+          SessionOptions.CallHeaders cookies = cookies(request);
           unary(request, d -> schemaResult(d, cookies));
         });
     server.callHandler(FlightSqlService.<Flight.Ticket, Flight.FlightData>method("DoGet", Flight.Ticket.getDefaultInstance()), this::doGet);
@@ -150,8 +150,8 @@ final class FlightSqlService {
   // ---- GetFlightInfo, GetSchema ----------------------------------------------------------
 
   private Flight.FlightInfo flightInfo(Flight.FlightDescriptor descriptor,
-      List<String> cookies) throws InvalidProtocolBufferException {
-    String defaultSchema = SessionOptions.session(cookies).defaultSchema();
+      SessionOptions.CallHeaders cookies) throws InvalidProtocolBufferException {
+    String defaultSchema = cookies.defaultSchema();
     Any command = command(descriptor);
     Schema schema;
     byte[] ticket;
@@ -187,8 +187,8 @@ final class FlightSqlService {
   }
 
   private Flight.SchemaResult schemaResult(Flight.FlightDescriptor descriptor,
-      List<String> cookies) throws InvalidProtocolBufferException {
-    String defaultSchema = SessionOptions.session(cookies).defaultSchema();
+      SessionOptions.CallHeaders cookies) throws InvalidProtocolBufferException {
+    String defaultSchema = cookies.defaultSchema();
     Any command = command(descriptor);
     Schema schema;
     if (command.is(FlightSql.CommandStatementQuery.class)) {
@@ -321,14 +321,14 @@ final class FlightSqlService {
     }
     Any command = command(first.getFlightDescriptor());
     if (UpdateCommands.handlesPut(command)) {
-      return updates.startPut(context, request, command,
+      return updates.startPut(context, request, command, cookies(request).defaultSchema(),
           allocator.newChildAllocator("update-" + callIds.incrementAndGet(), 0, Long.MAX_VALUE));
     }
     if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
       try {
         return preparedStatements.bind(context, request,
             command.unpack(FlightSql.CommandPreparedStatementQuery.class),
-            SessionOptions.session(cookies(request)).defaultSchema());
+            cookies(request).defaultSchema());
       } catch (InvalidProtocolBufferException e) {
         throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
             "the CommandPreparedStatementQuery cannot be parsed");
@@ -344,7 +344,7 @@ final class FlightSqlService {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "the CommandStatementIngest cannot be parsed");
     }
-    TableIdent target = Ingestor.target(ingest);
+    TableIdent target = Ingestor.target(ingest, cookies(request).defaultSchema());
     BufferAllocator callAllocator =
         allocator.newChildAllocator("ingest-" + callIds.incrementAndGet(), 0, Long.MAX_VALUE);
     return new IngestCall(context, workers, request, callAllocator, ingestor, ingest, target,
@@ -360,10 +360,10 @@ final class FlightSqlService {
         return;
       }
       Flight.Action action = ar.result();
-      List<String> cookies = cookies(request);
+      SessionOptions.CallHeaders cookies = cookies(request);
       if (SessionOptions.handles(action.getType())) {
         new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
-            () -> sessions.run(action, cookies), reply -> {
+            () -> sessions.run(action, cookies.cookies()), reply -> {
           GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
           if (reply.setCookie() != null) {
             response.headers().add("set-cookie", reply.setCookie());
@@ -382,7 +382,7 @@ final class FlightSqlService {
     });
   }
 
-  private List<Flight.Result> runAction(Flight.Action action, List<String> cookies)
+  private List<Flight.Result> runAction(Flight.Action action, SessionOptions.CallHeaders cookies)
       throws InvalidProtocolBufferException {
     switch (action.getType()) {
       case CREATE_PREPARED_STATEMENT -> {
@@ -393,10 +393,10 @@ final class FlightSqlService {
         }
         limits.check(create.getQuery());
         if (updates.isUpdate(create.getQuery())) {
-          return List.of(updates.prepare(create));
+          return List.of(updates.prepare(create, cookies.defaultSchema()));
         }
         FlightSql.ActionCreatePreparedStatementResult result = preparedStatements.create(
-            create.getQuery(), SessionOptions.session(cookies).defaultSchema());
+            create.getQuery(), cookies.defaultSchema());
         return List.of(Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build());
       }
       case CLOSE_PREPARED_STATEMENT -> {
@@ -413,9 +413,9 @@ final class FlightSqlService {
     }
   }
 
-  /** The request's cookie headers, read on the event loop. */
-  private static List<String> cookies(GrpcServerRequest<?, ?> request) {
-    return List.copyOf(request.headers().getAll("cookie"));
+  /** The request's session headers (cookies, default schema), read on the event loop. */
+  private static SessionOptions.CallHeaders cookies(GrpcServerRequest<?, ?> request) {
+    return SessionOptions.CallHeaders.of(request.headers());
   }
 
   private Any actionBody(Flight.Action action) {

@@ -45,12 +45,21 @@ final class Ingestor {
    * @throws dev.lake.catalog.InvalidNameException if schema or table is not a valid identifier
    */
   static TableIdent target(CommandStatementIngest command) {
+    return target(command, null);
+  }
+
+  /**
+   * As {@link #target(CommandStatementIngest)}; a command without a schema ingests into the
+   * session's {@code defaultSchema} (null: none, then the schema is required).
+   */
+  static TableIdent target(CommandStatementIngest command, String defaultSchema) {
     if (command.hasCatalog() && !command.getCatalog().isEmpty()
         && !SqlCatalog.LAKE.equals(command.getCatalog())) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "cannot ingest into catalog '"
           + command.getCatalog() + "': the only writable catalog is '" + SqlCatalog.LAKE + "'");
     }
-    if (!command.hasSchema() || command.getSchema().isEmpty()) {
+    boolean noSchema = !command.hasSchema() || command.getSchema().isEmpty();
+    if (noSchema && defaultSchema == null) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "ingest needs a schema (namespace) for table '" + command.getTable() + "'");
     }
@@ -62,7 +71,7 @@ final class Ingestor {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "transactions are not supported; ingest without a transaction id");
     }
-    return TableIdent.of(command.getSchema(), command.getTable());
+    return TableIdent.of(noSchema ? defaultSchema : command.getSchema(), command.getTable());
   }
 
   /**
@@ -74,7 +83,8 @@ final class Ingestor {
    * only empty ones) adds no version, since a version holds at least one row: a missing table
    * with if_not_exist CREATE is created empty (the command's schema is all CREATE needs, as the
    * Flight SQL spec defines the mode), an existing one with APPEND is left as it is (after its
-   * columns are checked), and REPLACE of an existing table is refused.
+   * columns are checked), and REPLACE of an existing table replaces it with an empty table of
+   * the command's schema (the spec's "drop and recreate": a new incarnation at version 0).
    *
    * @param data the payload, or null when it has no rows; called once, the reader is consumed by
    *     the catalog
@@ -83,8 +93,7 @@ final class Ingestor {
    *     or REPLACE
    * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT naming the first column that
    *     differs from the table's, on append; INVALID_ARGUMENT naming the column when the engine
-   *     cannot store one of the payload's types, on create or replace (nothing is created);
-   *     UNIMPLEMENTED for REPLACE with no rows
+   *     cannot store one of the payload's types, on create or replace (nothing is created)
    */
   void ingest(CommandStatementIngest command, TableIdent ident, Schema schema,
       AppendOperation operation, Supplier<ArrowReader> data) {
@@ -118,11 +127,10 @@ final class Ingestor {
       }
       case TABLE_EXISTS_OPTION_REPLACE -> {
         if (data == null) {
-          throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED, "cannot replace table lake." + ident
-              + " with an ingest stream without rows: a table version holds at least one row;"
-              + " nothing was changed");
+          createChecked(ident, () -> catalog.replaceWithEmpty(ident, schema));
+        } else {
+          createChecked(ident, () -> catalog.replace(ident, schema, operation, data.get()));
         }
-        createChecked(ident, () -> catalog.replace(ident, schema, operation, data.get()));
       }
       default -> throw new TableAlreadyExistsException(ident);
     }

@@ -49,6 +49,8 @@ final class SessionOptions {
   static final String CATALOG = "catalog";
   static final String SCHEMA = "schema";
   static final int MAX_COOKIE_CHARS = 1024;
+  /** The call header naming a default schema, for clients without session options. */
+  static final String SCHEMA_HEADER = "schema";
 
   private static final byte VERSION = 1;
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
@@ -64,6 +66,43 @@ final class SessionOptions {
     /** The default schema for bare table names, or null. */
     String defaultSchema() {
       return options.get(SCHEMA);
+    }
+  }
+
+  /**
+   * What a call says about its session: its {@code cookie} headers and its {@value
+   * #SCHEMA_HEADER} header (null: none). Clients that cannot set session options send the header
+   * instead: the stock JDBC driver sends every connection property it does not know as a call
+   * header (so {@code ?schema=robots} in its URL), ADBC Java its {@code
+   * adbc.flight.sql.rpc.call_header.schema} option. Read on the event loop.
+   */
+  record CallHeaders(List<String> cookies, String schema) {
+    static final CallHeaders NONE = new CallHeaders(List.of(), null);
+
+    CallHeaders {
+      cookies = List.copyOf(cookies);
+    }
+
+    static CallHeaders of(io.vertx.core.MultiMap headers) {
+      return new CallHeaders(headers.getAll("cookie"), headers.get(SCHEMA_HEADER));
+    }
+
+    /**
+     * The default schema for bare table names: the session option's, else the header's, else null.
+     *
+     * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT for a malformed session
+     *     cookie or a header that is not a schema name
+     */
+    String defaultSchema() {
+      String option = session(cookies).defaultSchema();
+      if (option != null || schema == null) {
+        return option;
+      }
+      if (!IDENTIFIER.matcher(schema).matches()) {
+        throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "the call header '" + SCHEMA_HEADER
+            + "' is not a schema name (letters, digits and _, at most 128 characters)");
+      }
+      return schema;
     }
   }
 

@@ -62,10 +62,14 @@ final class UpdateCommands {
     return sqlEngine.isUpdate(sql);
   }
 
-  /** {@code CreatePreparedStatement} of an update. Worker thread. */
-  Flight.Result prepare(FlightSql.ActionCreatePreparedStatementRequest create) {
-    PreparedUpdate update = sqlEngine.prepareUpdate(create.getQuery());
-    Schema parameters = update.parameterSchema();
+  /**
+   * {@code CreatePreparedStatement} of an update, bare table names in the session's {@code
+   * defaultSchema} (null: none). Worker thread.
+   */
+  Flight.Result prepare(FlightSql.ActionCreatePreparedStatementRequest create, String defaultSchema) {
+    PreparedUpdate update = sqlEngine.prepareUpdate(create.getQuery(), defaultSchema);
+    // TIMESTAMP parameters in milliseconds, as for queries: what the stock JDBC driver writes.
+    Schema parameters = PreparedStatements.declared(update.parameterSchema());
     FlightSql.ActionCreatePreparedStatementResult result =
         FlightSql.ActionCreatePreparedStatementResult.newBuilder()
             .setPreparedStatementHandle(ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
@@ -77,14 +81,15 @@ final class UpdateCommands {
   }
 
   /**
-   * Starts a DoPut of an update command. Event loop.
+   * Starts a DoPut of an update command, bare table names in the session's {@code
+   * defaultSchema} (null: none). Event loop.
    *
    * @param allocator a fresh allocator the call takes over and closes when finished
    * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT for a command that does not
    *     parse or asks for a transaction
    */
   PutCall startPut(Context context, GrpcServerRequest<Flight.FlightData, Flight.PutResult> request,
-      Any command, BufferAllocator allocator) {
+      Any command, String defaultSchema, BufferAllocator allocator) {
     String sql;
     try {
       if (command.is(FlightSql.CommandStatementUpdate.class)) {
@@ -105,7 +110,7 @@ final class UpdateCommands {
       throw e;
     }
     return new Call(context, request, sql, command.is(FlightSql.CommandPreparedStatementUpdate.class),
-        allocator);
+        defaultSchema, allocator);
   }
 
   /**
@@ -117,14 +122,16 @@ final class UpdateCommands {
     private final GrpcServerRequest<Flight.FlightData, Flight.PutResult> request;
     private final String sql;
     private final boolean bound;
+    private final String defaultSchema;
     private final BufferAllocator allocator;
     private final List<Flight.FlightData> messages = new ArrayList<>();
     private long received;
     private boolean done;
 
     Call(Context context, GrpcServerRequest<Flight.FlightData, Flight.PutResult> request,
-        String sql, boolean bound, BufferAllocator allocator) {
+        String sql, boolean bound, String defaultSchema, BufferAllocator allocator) {
       this.context = context;
+      this.defaultSchema = defaultSchema;
       this.request = request;
       this.sql = sql;
       this.bound = bound;
@@ -201,7 +208,7 @@ final class UpdateCommands {
     /** Worker thread. */
     private long run() throws java.io.IOException {
       limits.check(sql);
-      PreparedUpdate update = sqlEngine.prepareUpdate(sql);
+      PreparedUpdate update = sqlEngine.prepareUpdate(sql, defaultSchema);
       if (messages.isEmpty()) {
         return update.execute(allocator);
       }

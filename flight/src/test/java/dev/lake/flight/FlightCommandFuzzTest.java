@@ -112,7 +112,7 @@ class FlightCommandFuzzTest {
     System.out.println("FlightCommandFuzzTest seed=" + seed + " inputs=" + inputs);
     String before = state();
     for (int n = 0; n < inputs; n++) {
-      int kind = random.nextInt(8);
+      int kind = random.nextInt(10);
       try {
         switch (kind) {
           case 0 -> garbageInsideACommand();
@@ -122,6 +122,8 @@ class FlightCommandFuzzTest {
           case 4 -> hostilePattern();
           case 5 -> hostileStatement();
           case 6 -> invalidUtf8();
+          case 7 -> hostileSchemaHeader();
+          case 8 -> oddParameters();
           default -> mutatedQuery();
         }
       } catch (FlightRuntimeException e) {
@@ -252,6 +254,46 @@ class FlightCommandFuzzTest {
   // Shallow (planned in full) or over the limit (refused at once): never near it, which plans slowly.
   private int depth(StatementLimits limits, int over) {
     return over == 1 ? random.nextInt(300) : limits.maxDepth() + 1 + random.nextInt(limits.maxDepth());
+  }
+
+  /** A default schema in the {@code schema} call header: garbage, too long, or a real name. */
+  private void hostileSchemaHeader() throws Exception {
+    String value = switch (random.nextInt(4)) {
+      case 0 -> "demo";
+      case 1 -> "nosuchschema";
+      case 2 -> "a".repeat(random.nextInt(4_000));
+      default -> {
+        StringBuilder b = new StringBuilder();
+        for (int i = random.nextInt(200); i > 0; i--) {
+          b.append((char) (0x20 + random.nextInt(0x5f)));
+        }
+        yield b.toString();
+      }
+    };
+    describe("schema header '" + excerpt(value) + "' (" + value.length() + " characters)");
+    org.apache.arrow.flight.FlightCallHeaders headers = new org.apache.arrow.flight.FlightCallHeaders();
+    headers.insert(SessionOptions.SCHEMA_HEADER, value);
+    CallOption header = new org.apache.arrow.flight.HeaderCallOption(headers);
+    String statement = random.nextBoolean() ? "SELECT count(*) FROM episodes"
+        : "INSERT INTO episodes (id) VALUES (?)";
+    if (statement.startsWith("SELECT")) {
+      FlightInfo info = sql.execute(statement, DEADLINE, header);
+      drain(info.getEndpoints().getFirst().getTicket());
+    } else {
+      // Prepared, never executed: the data must not change.
+      sql.prepare(statement, DEADLINE, header).close(DEADLINE, header);
+    }
+  }
+
+  /** {@code ?} where its type comes from a literal beside it, or from nothing at all. */
+  private void oddParameters() throws Exception {
+    String statement = pick(List.of("SELECT COALESCE(?, 'x')", "SELECT ? + ?", "SELECT -?",
+        "SELECT ? IN (1, 2)", "SELECT NULLIF(?, 1)", "SELECT CASE WHEN ? THEN ? ELSE 0 END",
+        "SELECT count(*) FROM demo.episodes WHERE robot LIKE ? OR ? IS NULL",
+        "SELECT COALESCE(?, ?, 2.5) * ?", "INSERT INTO demo.episodes VALUES (?, 'x', ?, ?)",
+        "INSERT INTO demo.episodes (id) VALUES (? + 1)", "SELECT CAST(? AS INT) + ? - ?"));
+    describe("parameters in " + statement);
+    sql.prepare(statement, DEADLINE).close(DEADLINE);
   }
 
   private void invalidUtf8() {

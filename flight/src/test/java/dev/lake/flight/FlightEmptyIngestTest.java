@@ -1,6 +1,7 @@
 package dev.lake.flight;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -28,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An ingest stream without rows (a schema and no batches, or only empty batches) is answered
  * precisely and never adds a version: CREATE of a missing table creates it empty, as the mode
- * asks; APPEND to an existing table changes nothing; REPLACE is refused; a stream without even a
+ * asks; APPEND to an existing table changes nothing; REPLACE leaves an empty table of the stream's
+ * schema (the spec's drop and recreate); a stream without even a
  * schema is INVALID_ARGUMENT and creates nothing.
  */
 @SuppressWarnings("try")
@@ -102,14 +104,38 @@ class FlightEmptyIngestTest {
   }
 
   @Test
-  void replaceWithoutRowsIsRefusedAndChangesNothing() throws Exception {
+  void replaceWithoutRowsLeavesAnEmptyTableOfTheStreamsSchema() throws Exception {
+    var before = lake.catalog.lookup(RUNS).orElseThrow();
+    try (ArrowStreamReader empty = IngestData.stream(lake.clientAllocator(), 0, 0, 0)) {
+      assertEquals(0, lake.client().executeIngest(empty,
+          options("runs", TableExistsOption.TABLE_EXISTS_OPTION_REPLACE)));
+    }
+    var after = lake.catalog.lookup(RUNS).orElseThrow();
+    assertNotEquals(before.incarnation(), after.incarnation(), "dropped and recreated");
+    assertEquals(Version.of(0), after.version());
+    assertEquals(IngestData.EPISODES, after.schema());
+    assertEquals(List.of(List.of(0L)),
+        FlightIngestValidationTest.rows(lake.client(), "SELECT count(*) FROM lab.runs"));
+    // The replaced table takes appends as any other.
+    try (VectorSchemaRoot rows = IngestData.episodes(lake.clientAllocator(), 0, 4)) {
+      assertEquals(4, lake.client().executeIngest(rows,
+          options("runs", TableExistsOption.TABLE_EXISTS_OPTION_APPEND)));
+    }
+    assertEquals(List.of(List.of(4L)),
+        FlightIngestValidationTest.rows(lake.client(), "SELECT count(*) FROM lab.runs"));
+  }
+
+  @Test
+  void replaceWithoutRowsOfAMissingTableWithoutCreateIsNotFoundAndCreatesNothing() throws Exception {
     try (ArrowStreamReader empty = IngestData.stream(lake.clientAllocator(), 0, 0, 0)) {
       FlightRuntimeException e = assertThrows(FlightRuntimeException.class,
-          () -> lake.client().executeIngest(empty,
-              options("runs", TableExistsOption.TABLE_EXISTS_OPTION_REPLACE)));
-      assertEquals(FlightStatusCode.UNIMPLEMENTED, e.status().code(), e.getMessage());
-      assertTrue(e.getMessage().contains("lake.lab.runs"), e.getMessage());
+          () -> lake.client().executeIngest(empty, IngestData.options("lab", "fresh",
+              TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL,
+              TableExistsOption.TABLE_EXISTS_OPTION_REPLACE)));
+      assertEquals(FlightStatusCode.NOT_FOUND, e.status().code(), e.getMessage());
+      assertTrue(e.getMessage().contains("lab.fresh"), e.getMessage());
     }
+    assertTrue(lake.catalog.lookup(FRESH).isEmpty());
     assertRunsUnchanged();
   }
 

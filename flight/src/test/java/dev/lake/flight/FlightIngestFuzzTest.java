@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Seeded fuzzing of {@code DoPut CommandStatementIngest}: bit flips and truncations of a valid
  * ingest stream (inside the Arrow IPC header and body of a message, or anywhere in a message's
  * protobuf bytes), and streams cut short. After every input the server still answers, no answer
- * is INTERNAL or UNKNOWN, and the tables hold exactly what the answers say: an append that
+ * is INTERNAL or UNKNOWN, no server worker stays busy, and the tables hold exactly what the answers say: an append that
  * failed left the table's version and rows as they were, one that succeeded added one version
  * with exactly the rows it reported, and every aggregate over the table still runs.
  *
@@ -121,6 +121,14 @@ class FlightIngestFuzzTest {
       if (!ok) {
         assertEquals(Status.Code.INVALID_ARGUMENT, answer.status().getCode(), where);
       }
+
+      // No worker stays busy once the answer is in: poll with a generous bound (the machine may
+      // be loaded), failing only if the pool never becomes idle.
+      long idleBy = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+      while (lake.server.activeWorkers() > 0 && System.nanoTime() < idleBy) {
+        Thread.sleep(1);
+      }
+      assertEquals(0, lake.server.activeWorkers(), where + "a worker stays busy");
 
       // The server answers, and the tables hold exactly what the answer says.
       TableEntry after = lake.catalog.lookup(RUNS).orElseThrow();

@@ -206,6 +206,48 @@ class FlightSessionOptionsTest {
   }
 
   @Test
+  void updatesAndIngestFollowTheSessionsDefaultSchemaOrTheSchemaHeader() throws Exception {
+    FlightSqlClient client = cookieClient(lake.port(), null);
+    client.setSessionOptions(new SetSessionOptionsRequest(Map.of(
+        "schema", SessionOptionValueFactory.makeSessionOptionValue("lab"))));
+    client.executeUpdate("CREATE TABLE made (id BIGINT)");
+    assertEquals(5, client.executeUpdate("INSERT INTO shared SELECT * FROM shared"));
+    client.executeUpdate("CREATE TABLE copied AS SELECT id FROM shared");
+    assertTrue(lake.catalog.lookup(TableIdent.of("lab", "made")).isPresent());
+    assertEquals(10, count(client, "SELECT count(*) FROM lab.copied"));
+    assertEquals(3, count(client, "SELECT count(*) FROM demo.shared"), "the other schema's table is untouched");
+    try (org.apache.arrow.vector.VectorSchemaRoot rows = IngestData.episodes(lake.clientAllocator(), 0, 4)) {
+      assertEquals(4, client.executeIngest(rows, IngestData.options(null, "ingested",
+          org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions
+              .TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE,
+          org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions
+              .TableExistsOption.TABLE_EXISTS_OPTION_FAIL)));
+    }
+    assertTrue(lake.catalog.lookup(TableIdent.of("lab", "ingested")).isPresent(), "ingest without a schema");
+    client.executeUpdate("DROP TABLE made");
+    assertTrue(lake.catalog.lookup(TableIdent.of("lab", "made")).isEmpty());
+
+    // The stock JDBC driver sends its unknown 'schema' property as a call header.
+    try (Connection connection = DriverManager.getConnection(lake.jdbcUrl() + "&schema=demo");
+        Statement statement = connection.createStatement()) {
+      statement.executeUpdate("CREATE TABLE by_jdbc (id BIGINT)");
+      try (ResultSet rs = statement.executeQuery("SELECT count(*) FROM shared")) {
+        assertTrue(rs.next());
+        assertEquals(3, rs.getLong(1));
+      }
+    }
+    assertTrue(lake.catalog.lookup(TableIdent.of("demo", "by_jdbc")).isPresent());
+
+    FlightSqlClient plain = plainClient(lake.port());
+    FlightCallHeaders headers = new FlightCallHeaders();
+    headers.insert(SessionOptions.SCHEMA_HEADER, "no such; name");
+    FlightRuntimeException bad = assertThrows(FlightRuntimeException.class,
+        () -> plain.execute("SELECT count(*) FROM shared", new HeaderCallOption(headers)));
+    assertEquals(FlightStatusCode.INVALID_ARGUMENT, bad.status().code());
+    assertTrue(bad.getMessage().contains("'schema'"), bad.getMessage());
+  }
+
+  @Test
   void listActionsNamesTheSessionActions() {
     List<String> types = new ArrayList<>();
     plainClient(lake.port());

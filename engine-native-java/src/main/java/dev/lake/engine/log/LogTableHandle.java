@@ -4,6 +4,7 @@ import dev.lake.engine.AppendOperation;
 import dev.lake.engine.AppendSchemas;
 import dev.lake.engine.CommitConflictException;
 import dev.lake.engine.CorruptDataException;
+import dev.lake.engine.CorruptMetadataException;
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.SchemaMismatchException;
@@ -86,8 +87,8 @@ final class LogTableHandle implements TableHandle {
         checkpoint = log.readCheckpoint(base).orElseThrow(() -> new CorruptTableException(location,
             "checkpoint " + CommitLog.checkpointKey(b) + " disappeared while opening; retry"));
       } else if (floor > 0) {
-        throw new CorruptTableException(location, "checkpoint " + CommitLog.checkpointKey(floor)
-            + " of the oldest retained version " + floor + " is missing");
+        throw new CorruptMetadataException(location, "checkpoint", CommitLog.checkpointKey(floor),
+            Version.of(floor), "of the oldest retained version is missing", null);
       }
       List<CommitEntry> entries = new ArrayList<>();
       long expected = base + 1;
@@ -96,8 +97,9 @@ final class LogTableHandle implements TableHandle {
           break;
         }
         if (v != expected) {
-          throw new CorruptTableException(location, "the commit log has a gap: entry "
-              + CommitLog.entryKey(expected) + " is missing but " + CommitLog.entryKey(v) + " exists");
+          throw new CorruptMetadataException(location, "commit log entry",
+              CommitLog.entryKey(expected), Version.of(expected), "is missing but "
+              + CommitLog.entryKey(v) + " exists (the commit log has a gap)", null);
         }
         long version = v;
         entries.add(log.read(v).orElseThrow(() -> new CorruptTableException(location,
@@ -109,10 +111,17 @@ final class LogTableHandle implements TableHandle {
       }
       return Optional.of(TableState.of(floor, checkpoint, entries));
     } catch (CorruptEntryException e) {
-      throw new CorruptTableException(location, e.getMessage(), e);
+      throw corrupt(location, e);
     } catch (IOException e) {
       throw new EngineException(location, "cannot read the commit log: " + e.getMessage(), e);
     }
+  }
+
+  /** A damaged entry or checkpoint, as the engine reports it: naming the file and its version. */
+  static CorruptMetadataException corrupt(TableLocation location, CorruptEntryException e) {
+    long version = CommitLog.versionOf(e.file());
+    return new CorruptMetadataException(location, e.what(), e.file(),
+        version < 0 ? null : Version.of(version), e.problem(), e);
   }
 
   @Override
@@ -390,7 +399,7 @@ final class LogTableHandle implements TableHandle {
           more.add(e.get());
         }
       } catch (CorruptEntryException e) {
-        throw new CorruptTableException(location, e.getMessage(), e);
+        throw corrupt(location, e);
       } catch (IOException e) {
         throw new EngineException(location, "cannot read the commit log: " + e.getMessage(), e);
       }

@@ -99,7 +99,11 @@ final class ArithmeticKernels {
         for (int i = 0; i < a.size; i++) {
           out.nulls[i] = a.nulls[i];
           if (!a.nulls[i]) {
-            out.values[i] = checkRange(-a.values[i], a.values[i] == Long.MIN_VALUE, type);
+            long v = a.values[i];
+            if (v == Long.MIN_VALUE || -v < type.minValue() || -v > type.maxValue()) {
+              throw new ExecutionException(type + " out of range: -(" + v + ")");
+            }
+            out.values[i] = -v;
           }
         }
         yield out;
@@ -125,11 +129,17 @@ final class ArithmeticKernels {
     };
   }
 
-  private static long checkRange(long value, boolean overflowed, SqlType type) {
-    if (overflowed || value < type.minValue() || value > type.maxValue()) {
-      throw new ExecutionException(type + " out of range");
-    }
-    return value;
+  /** The error for {@code x op y} outside {@code type}: PostgreSQL's message, naming the operands. */
+  private static ExecutionException outOfRange(SqlType type, Expr.Op op, Object x, Object y) {
+    String symbol = switch (op) {
+      case ADD -> "+";
+      case SUB -> "-";
+      case MUL -> "*";
+      case DIV -> "/";
+      case MOD -> "%";
+      default -> op.name();
+    };
+    return new ExecutionException(type + " out of range: " + x + " " + symbol + " " + y);
   }
 
   private static Col longs(Expr.Op op, Col.Longs a, Col.Longs b, SqlType type) {
@@ -165,10 +175,10 @@ final class ArithmeticKernels {
           default -> throw new IllegalStateException(op.name());
         };
       } catch (ArithmeticException e) {
-        throw new ExecutionException(type + " out of range", e);
+        throw outOfRange(type, op, x, y);
       }
       if (r < min || r > max) {
-        throw new ExecutionException(type + " out of range");
+        throw outOfRange(type, op, x, y);
       }
       out.values[i] = r;
     }
@@ -306,7 +316,7 @@ final class ArithmeticKernels {
       };
       r = r.setScale(type.scale(), RoundingMode.HALF_UP);
       if (r.precision() - r.scale() > type.precision() - type.scale()) {
-        throw new ExecutionException(type + " out of range: " + r.toPlainString());
+        throw outOfRange(type, op, x.toPlainString(), y.toPlainString());
       }
       out.values[i] = r;
     }

@@ -36,6 +36,16 @@ public final class CommitLog {
     return store;
   }
 
+  /** The version a commit log entry's or checkpoint's key names, or -1 for another key. */
+  public static long versionOf(String key) {
+    java.util.regex.Matcher m = ENTRY.matcher(key);
+    if (m.matches()) {
+      return Long.parseLong(m.group(1));
+    }
+    m = CHECKPOINT.matcher(key);
+    return m.matches() ? Long.parseLong(m.group(1)) : -1;
+  }
+
   public static String entryKey(long version) {
     return LOG + String.format("%020d.json", version);
   }
