@@ -69,6 +69,20 @@ final class PlanCache {
     synchronized (entries) {
       kept = entries.get(key);
     }
+    if (kept == null && !pins.isEmpty()) {
+      // The plan of the bare text pinned exactly these versions, so it is the plan of the text
+      // with these pins (as the Flight front end replays a ticket at DoGet after planning the
+      // bare text at GetFlightInfo): right while the tables are where they were.
+      Entry bare;
+      synchronized (entries) {
+        bare = entries.get(new Key(sql, Map.of(), defaultSchema));
+      }
+      if (bare != null && bare.query().pins().equals(key.pins())
+          && bare.generation() == generation.getAsLong() && current(bare, pins, catalog)) {
+        hits.incrementAndGet();
+        return bare.query();
+      }
+    }
     if (kept != null) {
       if (kept.generation() == generation.getAsLong() && current(kept, pins, catalog)) {
         hits.incrementAndGet();

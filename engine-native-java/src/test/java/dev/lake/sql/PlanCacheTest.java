@@ -85,6 +85,26 @@ class PlanCacheTest {
   }
 
   @Test
+  void theStatementPinnedAtTheVersionsItReadReusesThePlanToo() {
+    SqlEngine sql = new SqlEngine(catalog);
+    for (String text : List.of(COUNT, JOIN)) {
+      PreparedQuery first = sql.prepare(text);
+      List<Long> planned = answer(first);
+      // As a Flight DoGet replays its ticket: the same text pinned at what was planned.
+      assertSame(first, sql.prepare(text, first.pins()), text);
+      append(events, 42);
+      PreparedQuery replayed = sql.prepare(text, first.pins());
+      assertSame(first, replayed, "still exactly right for the pinned version: " + text);
+      assertEquals(planned, answer(replayed), text);
+      PreparedQuery current = sql.prepare(text);
+      assertNotSame(first, current, text);
+      assertEquals(events.currentVersion(), current.pins().get(EVENTS), text);
+    }
+    assertEquals(4, sql.planCacheCounts()[0], "hits: the two pinned replays of each text");
+    assertEquals(4, sql.planCacheCounts()[1], "misses: each text before and after the append");
+  }
+
+  @Test
   void anAppendMakesTheStatementReadTheNewVersion() {
     SqlEngine sql = new SqlEngine(catalog);
     long id = 10;

@@ -15,12 +15,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Streams one {@code DoGet} result with backpressure. A worker thread produces one serialized
- * message at a time (opening the source, executing, encoding); the event loop frames and
- * writes it. The
- * next message is produced only while fewer than {@code maxBytesInFlight} bytes are written but
- * not yet flushed and the response's write queue is not full, so a slow client holds at most
- * that much heap and no thread ever waits for it.
+ * Streams one {@code DoGet} result with backpressure. A worker task produces serialized
+ * messages (opening the source, executing, encoding) until they add up to the bytes that may
+ * still be in flight, or the stream ends; the event loop frames
+ * and writes them. The next task starts only while fewer than {@code maxBytesInFlight} bytes are
+ * written but not yet flushed and the response's write queue is not full, so a slow client
+ * holds about that much heap (at most one message more) and no thread ever waits for it. A
+ * short result is one task: one hand-off to a worker and one back.
  *
  * <p>Stopping: when the client cancels or goes away, the query's {@link QueryControl} is
  * cancelled, so a worker producing a message stops within a batch (and the workers of a
@@ -34,6 +35,8 @@ import org.slf4j.LoggerFactory;
 final class ResultStream {
 
   private static final Logger LOG = LoggerFactory.getLogger(ResultStream.class);
+  /** The most bytes one worker task produces before handing them to the event loop. */
+  private static final long TASK_BYTES = 1L << 20;
 
   /** Produces a stream's messages on worker threads, one call at a time. */
   interface Source extends AutoCloseable {
@@ -124,21 +127,36 @@ final class ResultStream {
 
   private void produce() {
     producing = true;
+    // The worker produces messages until they add up to what may still be in flight (at least
+    // one), or the stream ends: a small result (schema, a batch, the end) costs one hand-off to
+    // a worker and one back instead of one pair per message, which on a loaded machine is most
+    // of a short statement's latency.
+    long allowance = Math.max(1, Math.min(TASK_BYTES, maxBytesInFlight - bytesInFlight));
     try {
       workers.execute(() -> {
-        byte[] next = null;
+        java.util.List<byte[]> produced = new java.util.ArrayList<>(2);
+        boolean ended = false;
         Throwable error = null;
         try {
           if (source == null) {
             source = opener.call();
           }
-          next = source.next();
+          long bytes = 0;
+          while (bytes < allowance) {
+            byte[] next = source.next();
+            if (next == null) {
+              ended = true;
+              break;
+            }
+            produced.add(next);
+            bytes += next.length;
+          }
         } catch (Throwable e) {
           error = e;
         }
-        byte[] produced = next;
+        boolean end = ended;
         Throwable failure = error;
-        context.runOnContext(v -> onProduced(produced, failure));
+        context.runOnContext(v -> onProduced(produced, end, failure));
       });
     } catch (RejectedExecutionException e) {
       producing = false;
@@ -146,15 +164,13 @@ final class ResultStream {
     }
   }
 
-  private void onProduced(byte[] message, Throwable error) {
+  private void onProduced(java.util.List<byte[]> messages, boolean end, Throwable error) {
     producing = false;
     if (finished) {
       closeSource();
-    } else if (error != null) {
-      finish(error);
-    } else if (message == null) {
-      finish(null);
-    } else {
+      return;
+    }
+    for (byte[] message : messages) {
       int size = message.length;
       bytesInFlight += size;
       // Already serialized on the worker: the event loop only frames and writes it.
@@ -167,6 +183,16 @@ final class ResultStream {
           maybeProduce();
         }
       });
+      if (finished) {
+        // A failed write cancelled the stream.
+        return;
+      }
+    }
+    if (error != null) {
+      finish(error);
+    } else if (end) {
+      finish(null);
+    } else {
       maybeProduce();
     }
   }
