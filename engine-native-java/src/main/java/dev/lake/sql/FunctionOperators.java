@@ -158,7 +158,7 @@ final class FunctionOperators implements SqlOperatorTable {
       RelDataType t = binding.getOperandType(i);
       SqlType lake;
       try {
-        lake = RexToExpr.isNested(t) ? null : RelTypes.toLake(t);
+        lake = RexToExpr.isNested(t) && !RexToExpr.isScalarList(t) ? null : RelTypes.toLake(t);
       } catch (SqlException e) {
         lake = null;
       }
@@ -252,8 +252,14 @@ final class FunctionOperators implements SqlOperatorTable {
           case BIGINT -> SqlType.Kind.INT64;
           case DOUBLE, NUMBER -> SqlType.Kind.FLOAT64;
           case BOOLEAN -> SqlType.Kind.BOOL;
-          case SAME -> null;
+          case SAME, ELEMENT, LIST, VECTOR -> null;
         };
+        if (signature.param(i) == Param.VECTOR || signature.param(i) == Param.LIST) {
+          operandTypes[i] = f.createTypeWithNullability(f.createArrayType(f.createTypeWithNullability(
+              f.createSqlType(signature.param(i) == Param.VECTOR ? SqlTypeName.DOUBLE : SqlTypeName.VARCHAR),
+              true), -1), true);
+          continue;
+        }
         operandTypes[i] = kind == null
             ? (same != null ? f.createTypeWithNullability(same, true) : f.createTypeWithNullability(
                 f.createSqlType(SqlTypeName.VARCHAR), true))

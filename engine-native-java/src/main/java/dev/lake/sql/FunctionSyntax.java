@@ -131,6 +131,8 @@ final class FunctionSyntax {
             || op == SqlStdOperatorTable.SUBSTRING || op == SqlStdOperatorTable.CEIL
             || op == SqlStdOperatorTable.FLOOR || op == SqlStdOperatorTable.CONCAT
             || op == SqlLibraryOperators.ILIKE || op == SqlLibraryOperators.NOT_ILIKE
+            || call.getKind() == SqlKind.ARRAY_VALUE_CONSTRUCTOR || call.getKind() == SqlKind.UNNEST
+            || call.getKind() == SqlKind.ITEM
             || registry.lookup(name).isPresent() && !BINDER_FUNCTIONS.contains(name)
             || function && !BINDER_FUNCTIONS.contains(name)) {
           found[0] = true;

@@ -132,7 +132,7 @@ final class RelPlanner {
       SqlValidator validator, SqlNode validated) {}
 
   private Validation validate(SqlNode statement) {
-    SqlNode query = FunctionSyntax.rewrite(statement);
+    SqlNode query = FunctionSyntax.rewrite(SelectListUnnest.rewrite(statement));
     CalciteTables tables = new CalciteTables(catalog, pins);
     JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(RelTypes.TYPE_SYSTEM) {
       // Character literals hold any Unicode text (Calcite's default, ISO-8859-1, refuses '日本').
