@@ -254,6 +254,18 @@ final class FunctionOperators implements SqlOperatorTable {
           case BOOLEAN -> SqlType.Kind.BOOL;
           case SAME, ELEMENT, LIST, VECTOR -> null;
         };
+        if (signature.param(i) == Param.ELEMENT) {
+          RelDataType element = null;
+          for (int j = 0; j < n; j++) {
+            if (signature.param(j) == Param.LIST && binding.getOperandType(j).getComponentType() != null) {
+              element = binding.getOperandType(j).getComponentType();
+            }
+          }
+          if (element != null) {
+            operandTypes[i] = f.createTypeWithNullability(element, true);
+            continue;
+          }
+        }
         if (signature.param(i) == Param.VECTOR || signature.param(i) == Param.LIST) {
           operandTypes[i] = f.createTypeWithNullability(f.createArrayType(f.createTypeWithNullability(
               f.createSqlType(signature.param(i) == Param.VECTOR ? SqlTypeName.DOUBLE : SqlTypeName.VARCHAR),

@@ -101,6 +101,10 @@ final class FunctionSyntax {
     if (op == SqlStdOperatorTable.CONCAT) {
       return registry(StringFunctions.CONCAT_OPERATOR).createCall(pos, call.getOperandList());
     }
+    if (op == SqlLibraryOperators.INFIX_CAST) {
+      // PostgreSQL's x::T is CAST(x AS T).
+      return SqlStdOperatorTable.CAST.createCall(pos, call.getOperandList());
+    }
     if (op == SqlLibraryOperators.ILIKE || op == SqlLibraryOperators.NOT_ILIKE) {
       SqlCall ilike = registry(RegexFunctions.ILIKE).createCall(pos, call.getOperandList());
       return op == SqlLibraryOperators.ILIKE ? ilike : SqlStdOperatorTable.NOT.createCall(pos, ilike);
@@ -133,6 +137,9 @@ final class FunctionSyntax {
             || op == SqlLibraryOperators.ILIKE || op == SqlLibraryOperators.NOT_ILIKE
             || call.getKind() == SqlKind.ARRAY_VALUE_CONSTRUCTOR || call.getKind() == SqlKind.UNNEST
             || call.getKind() == SqlKind.ITEM
+            || call.getKind() == SqlKind.CAST && call.operandCount() == 2
+                && call.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && spec.getTypeNameSpec() instanceof org.apache.calcite.sql.SqlCollectionTypeNameSpec
             || registry.lookup(name).isPresent() && !BINDER_FUNCTIONS.contains(name)
             || function && !BINDER_FUNCTIONS.contains(name)) {
           found[0] = true;

@@ -825,6 +825,9 @@ final class RelTranslator {
    */
   private static org.apache.calcite.rel.core.Uncollect unnestOf(org.apache.calcite.rel.core.Correlate c) {
     RelNode right = c.getRight();
+    if (right instanceof Filter f && c.getJoinType() == JoinRelType.INNER) {
+      right = f.getInput();
+    }
     if (right instanceof Project p && p.getInput() instanceof org.apache.calcite.rel.core.Uncollect
         && columnRefs(p) != null && columnRefs(p).equals(java.util.stream.IntStream.range(0,
             p.getInput().getRowType().getFieldCount()).boxed().toList())) {
@@ -863,8 +866,18 @@ final class RelTranslator {
       }
       lists.add(rex.listValue(list));
     }
-    return unnest(in, lists, u.withOrdinality, correlate.getJoinType() == JoinRelType.LEFT,
+    Node unnested = unnest(in, lists, u.withOrdinality, correlate.getJoinType() == JoinRelType.LEFT,
         correlate.getRowType().getFieldNames());
+    if (!(correlate.getRight() instanceof Filter f)) {
+      return unnested;
+    }
+    // A filter of the unnested rows (WHERE x = ...), pushed into the lateral side by the planner.
+    RexNode condition = RexUtil.shift(f.getCondition(), in.fields().size()).accept(toInput);
+    Expr predicate = rex(unnested).convert(condition);
+    return new Node(unnested.fields(), unnested.types(),
+        a -> new FilterOperator(unnested.open().apply(a), predicate),
+        () -> "Filter " + condition, List.of(unnested),
+        unnested.pipeline() == null ? null : unnested.pipeline().then((op, a) -> new FilterOperator(op, predicate)));
   }
 
   /** {@code SELECT * FROM UNNEST(<constant lists>)}: the lists' elements alone. */

@@ -44,7 +44,7 @@ final class SqlParsing {
    * @throws SqlException SYNTAX with Calcite's line and column when the text does not parse
    */
   static SqlNode parse(String sql) {
-    String text = SelectListUnnest.mark(rewriteTimeTravel(sql));
+    String text = SelectListUnnest.mark(ListTypeText.rewrite(rewriteTimeTravel(sql)));
     try {
       return parseRewritten(text);
     } catch (SqlException e) {
