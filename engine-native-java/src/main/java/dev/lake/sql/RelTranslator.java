@@ -1015,19 +1015,19 @@ final class RelTranslator {
       keys.add(new SortOperator.Key(c.getFieldIndex(), descending, nullsFirst));
     }
     Schema schema = input.schema();
-    String what = "TopK " + sort.getCollation() + " k=" + needed;
+    String what = "TopK " + sort.getCollation();
     Node in = input;
     if (threads > 1 && input.pipeline() != null) {
       in = gather(new Node(input.fields(), input.types(),
           a -> new dev.lake.exec.op.TopKOperator(input.open().apply(a), schema, keys, needed, a),
-          () -> what + " (per worker)", List.of(input),
+          () -> what + " keep " + needed + " (per worker)", List.of(input),
           input.pipeline().then((op, a) -> new dev.lake.exec.op.TopKOperator(op, schema, keys, needed, a))));
     }
     Node merged = in;
     return new Node(in.fields(), in.types(), a -> {
       Operator op = new dev.lake.exec.op.TopKOperator(merged.open().apply(a), schema, keys, needed, a);
       return offset > 0 || fetch != needed ? new LimitOperator(op, offset, fetch) : op;
-    }, what + (offset == 0 ? "" : " offset " + offset), List.of(in));
+    }, what + " limit " + fetch + (offset == 0 ? "" : " offset " + offset), List.of(in));
   }
 
   /** A LIMIT or OFFSET: a literal, or a bound parameter (NULL meaning {@code whenNull}, as in PostgreSQL). */
