@@ -22,33 +22,10 @@ final class ListTypeText {
     int wordEnd = -1;
     while (i < n) {
       char c = sql.charAt(i);
-      if (c == '\'' || c == '"' || c == '`') {
-        int end = i + 1;
-        while (end < n) {
-          if (sql.charAt(end) == c) {
-            if (end + 1 < n && sql.charAt(end + 1) == c) {
-              end += 2;
-              continue;
-            }
-            break;
-          }
-          end++;
-        }
-        end = Math.min(end + 1, n);
-        out.append(sql, i, end);
-        i = end;
-        wordEnd = -1;
-      } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-        int end = sql.indexOf('\n', i);
-        end = end < 0 ? n : end;
-        out.append(sql, i, end);
-        i = end;
-        wordEnd = -1;
-      } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-        int end = sql.indexOf("*/", i + 2);
-        end = end < 0 ? n : end + 2;
-        out.append(sql, i, end);
-        i = end;
+      int skipped = SqlParsing.skipQuotedOrComment(sql, i);
+      if (skipped > i) {
+        out.append(sql, i, skipped);
+        i = skipped;
         wordEnd = -1;
       } else if (Character.isLetterOrDigit(c) || c == '_') {
         int start = i;

@@ -49,18 +49,9 @@ final class SelectListUnnest {
     int i = 0;
     while (i < n) {
       char c = sql.charAt(i);
-      if (c == '\'' || c == '"' || c == '`') {
-        int end = i + 1;
-        while (end < n && (sql.charAt(end) != c || end + 1 < n && sql.charAt(end + 1) == c && end++ >= 0)) {
-          end++;
-        }
-        i = end + 1;
-      } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-        int end = sql.indexOf('\n', i);
-        i = end < 0 ? n : end;
-      } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-        int end = sql.indexOf("*/", i + 2);
-        i = end < 0 ? n : end + 2;
+      int skipped = SqlParsing.skipQuotedOrComment(sql, i);
+      if (skipped > i) {
+        i = skipped;
       } else if (c == '(') {
         clause.add("");
         i++;
@@ -119,28 +110,26 @@ final class SelectListUnnest {
         return join;
       }
       case SqlCall call -> {
-        List<SqlNode> operands = call.getOperandList();
-        for (int i = 0; i < operands.size(); i++) {
-          SqlNode operand = operands.get(i);
-          SqlNode rewritten = rewrite(operand);
-          if (rewritten != operand) {
-            call.setOperand(i, rewritten);
-          }
-        }
+        rewriteEach(call.getOperandList(), call::setOperand);
         return call;
       }
       case SqlNodeList list -> {
-        for (int i = 0; i < list.size(); i++) {
-          SqlNode item = list.get(i);
-          SqlNode rewritten = rewrite(item);
-          if (rewritten != item) {
-            list.set(i, rewritten);
-          }
-        }
+        rewriteEach(list, list::set);
         return list;
       }
       default -> {
         return node;
+      }
+    }
+  }
+
+  /** Rewrites each of {@code nodes}, replacing through {@code set} those that change. */
+  private static void rewriteEach(List<SqlNode> nodes, java.util.function.BiConsumer<Integer, SqlNode> set) {
+    for (int i = 0; i < nodes.size(); i++) {
+      SqlNode node = nodes.get(i);
+      SqlNode rewritten = rewrite(node);
+      if (rewritten != node) {
+        set.accept(i, rewritten);
       }
     }
   }

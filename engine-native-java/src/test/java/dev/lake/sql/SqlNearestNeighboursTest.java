@@ -18,7 +18,6 @@ import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.StringJoiner;
 import java.util.UUID;
@@ -138,22 +137,7 @@ class SqlNearestNeighboursTest {
   }
 
   private SqlEngine engine(long budget, int threads) {
-    return new SqlEngine(new SqlCatalog() {
-      @Override
-      public List<String> schemaNames() {
-        return List.of("robots");
-      }
-
-      @Override
-      public List<String> tableNames(String schema) {
-        return schema.equals("robots") ? List.of("frames") : List.of();
-      }
-
-      @Override
-      public Optional<TableHandle> openTable(TableName name) {
-        return name.equals(new TableName("robots", "frames")) ? Optional.of(table) : Optional.empty();
-      }
-    }, budget, threads);
+    return new SqlEngine(new OneTableCatalog(new TableName("robots", "frames"), table), budget, threads);
   }
 
   private List<List<Object>> run(SqlEngine engine, String sql, List<?> parameters) throws Exception {

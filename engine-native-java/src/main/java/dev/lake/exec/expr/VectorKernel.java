@@ -106,75 +106,32 @@ public final class VectorKernel implements Kernel {
       if (length != q.length) {
         throw dimensions(length, q.length);
       }
-      out.values[i] = floats ? floats(values, start, q) : doubles(values, start, q);
+      out.values[i] = inPlace(values, floats, start, q);
     }
     return nulls ? out : out.markNoNulls();
   }
 
-  private double floats(MemorySegment values, long start, double[] q) {
-    long base = start * Float.BYTES;
-    switch (metric) {
-      case L2 -> {
-        double sum = 0;
-        for (int k = 0; k < q.length; k++) {
-          double d = values.get(FLOAT, base + (long) k * Float.BYTES) - q[k];
-          sum += d * d;
-        }
-        return Math.sqrt(sum);
-      }
-      case INNER_PRODUCT -> {
-        double sum = 0;
-        for (int k = 0; k < q.length; k++) {
-          sum += values.get(FLOAT, base + (long) k * Float.BYTES) * q[k];
-        }
-        return sum;
-      }
-      default -> {
-        double dot = 0;
-        double x2 = 0;
-        double y2 = 0;
-        for (int k = 0; k < q.length; k++) {
-          double x = values.get(FLOAT, base + (long) k * Float.BYTES);
-          dot += x * q[k];
-          x2 += x * x;
-          y2 += q[k] * q[k];
-        }
-        return cosine(dot, x2, y2);
-      }
+  /**
+   * The metric of the elements at {@code start} of {@code values} (FLOAT or DOUBLE) and {@code q}.
+   * The element width is loop-invariant, so the JIT compiles one loop per width.
+   */
+  private double inPlace(MemorySegment values, boolean floats, long start, double[] q) {
+    long width = floats ? Float.BYTES : Double.BYTES;
+    long base = start * width;
+    double dot = 0;
+    double x2 = 0;
+    double y2 = 0;
+    double l2 = 0;
+    for (int k = 0; k < q.length; k++) {
+      long at = base + k * width;
+      double x = floats ? values.get(FLOAT, at) : values.get(DOUBLE, at);
+      double d = x - q[k];
+      dot += x * q[k];
+      x2 += x * x;
+      y2 += q[k] * q[k];
+      l2 += d * d;
     }
-  }
-
-  private double doubles(MemorySegment values, long start, double[] q) {
-    long base = start * Double.BYTES;
-    switch (metric) {
-      case L2 -> {
-        double sum = 0;
-        for (int k = 0; k < q.length; k++) {
-          double d = values.get(DOUBLE, base + (long) k * Double.BYTES) - q[k];
-          sum += d * d;
-        }
-        return Math.sqrt(sum);
-      }
-      case INNER_PRODUCT -> {
-        double sum = 0;
-        for (int k = 0; k < q.length; k++) {
-          sum += values.get(DOUBLE, base + (long) k * Double.BYTES) * q[k];
-        }
-        return sum;
-      }
-      default -> {
-        double dot = 0;
-        double x2 = 0;
-        double y2 = 0;
-        for (int k = 0; k < q.length; k++) {
-          double x = values.get(DOUBLE, base + (long) k * Double.BYTES);
-          dot += x * q[k];
-          x2 += x * x;
-          y2 += q[k] * q[k];
-        }
-        return cosine(dot, x2, y2);
-      }
-    }
+    return result(dot, x2, y2, l2);
   }
 
   /** Any two sides, each flattened to doubles. */
@@ -205,11 +162,7 @@ public final class VectorKernel implements Kernel {
         y2 += q * q;
         l2 += (p - q) * (p - q);
       }
-      out.values[i] = switch (metric) {
-        case L2 -> Math.sqrt(l2);
-        case INNER_PRODUCT -> dot;
-        case COSINE -> cosine(dot, x2, y2);
-      };
+      out.values[i] = result(dot, x2, y2, l2);
     }
     return out;
   }
@@ -229,8 +182,13 @@ public final class VectorKernel implements Kernel {
     return out;
   }
 
-  private static double cosine(double dot, double x2, double y2) {
-    return 1 - dot / Math.sqrt(x2 * y2);
+  /** The metric from the sums of one pair: a.b, |a|^2, |b|^2 and |a - b|^2. */
+  private double result(double dot, double x2, double y2, double l2) {
+    return switch (metric) {
+      case L2 -> Math.sqrt(l2);
+      case INNER_PRODUCT -> dot;
+      case COSINE -> 1 - dot / Math.sqrt(x2 * y2);
+    };
   }
 
   private ExecutionException dimensions(int left, int right) {
