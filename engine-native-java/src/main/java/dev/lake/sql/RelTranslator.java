@@ -987,8 +987,8 @@ final class RelTranslator {
   }
 
   /**
-   * {@code ORDER BY keys LIMIT k [OFFSET m]} as a top-k: each worker keeps the first {@code m + k}
-   * rows of its morsels ({@link dev.lake.exec.op.TopKOperator}), and one more top-k merges theirs;
+   * {@code ORDER BY keys LIMIT k [OFFSET m]} as a top-k: each morsel keeps its first {@code m + k}
+   * rows ({@link dev.lake.exec.op.TopKOperator}) on the workers, and one more top-k merges them;
    * null when there is no limit, no key, or the keys are not all scalar columns.
    */
   private Node topK(Sort sort, Node input) {
@@ -1020,7 +1020,7 @@ final class RelTranslator {
     if (threads > 1 && input.pipeline() != null) {
       in = gather(new Node(input.fields(), input.types(),
           a -> new dev.lake.exec.op.TopKOperator(input.open().apply(a), schema, keys, needed, a),
-          () -> what + " keep " + needed + " (per worker)", List.of(input),
+          () -> what + " keep " + needed + " (per morsel)", List.of(input),
           input.pipeline().then((op, a) -> new dev.lake.exec.op.TopKOperator(op, schema, keys, needed, a))));
     }
     Node merged = in;

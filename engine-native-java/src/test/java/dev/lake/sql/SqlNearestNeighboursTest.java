@@ -233,12 +233,12 @@ class SqlNearestNeighboursTest {
   }
 
   @Test
-  void explainShowsATopKPerWorkerAndItsMerge() throws Exception {
+  void explainShowsATopKPerMorselAndItsMerge() throws Exception {
     SqlEngine lake = engine(Long.MAX_VALUE, 2);
     String plan = String.join("\n", run(lake, "EXPLAIN SELECT id FROM " + T
         + " ORDER BY l2_distance(emb, '" + text(new float[DIM]) + "'::REAL[]) LIMIT 10", List.of())
         .stream().map(r -> String.valueOf(r.getFirst())).toList());
-    assertTrue(plan.contains("TopK") && plan.contains("limit 10") && plan.contains("keep 10 (per worker)"), plan);
+    assertTrue(plan.contains("TopK") && plan.contains("limit 10") && plan.contains("keep 10 (per morsel)"), plan);
     assertTrue(!plan.contains("Sort "), plan);
   }
 

@@ -16,7 +16,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@value #MIN_BUFFER}); then the buffer is cut to its first {@code k} by a {@link SortOperator},
  * and the last row kept becomes a cut-off: a later row that does not sort strictly before it is
  * never copied. The result is the one a full stable sort gives (ties keep input order), so a
- * per-worker copy of this operator under a merge of their outputs answers the same.
+ * copy of this operator per morsel under a merge of their outputs in morsel order answers the same.
  * Buffers come from the query's allocator, so they count against its memory budget.
  */
 public final class TopKOperator implements Operator {
