@@ -13,9 +13,23 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  * timestamps (microseconds, UTC) are all computed as {@code long}; floats as {@code double};
  * decimals as {@link java.math.BigDecimal}; strings as {@link String}.
  */
-public record SqlType(Kind kind, int precision, int scale, boolean nullable) {
+public record SqlType(Kind kind, int precision, int scale, boolean nullable, SqlType element) {
 
-  public enum Kind { NULL, BOOL, INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, DECIMAL, UTF8, DATE, TIMESTAMP }
+  /**
+   * {@code LIST}: a list (SQL ARRAY) of {@link #element()} values, computed as a {@link
+   * java.util.List} of the element's values (any list kind of Arrow: variable or fixed size).
+   */
+  public enum Kind { NULL, BOOL, INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, DECIMAL, UTF8, DATE, TIMESTAMP, LIST }
+
+  public SqlType {
+    if ((kind == Kind.LIST) != (element != null)) {
+      throw new IllegalArgumentException("a list, and only a list, has an element type");
+    }
+  }
+
+  public SqlType(Kind kind, int precision, int scale, boolean nullable) {
+    this(kind, precision, scale, nullable, null);
+  }
 
   public static final int MAX_DECIMAL_PRECISION = 38;
 
@@ -23,7 +37,15 @@ public record SqlType(Kind kind, int precision, int scale, boolean nullable) {
     if (kind == Kind.DECIMAL) {
       throw new IllegalArgumentException("decimal needs precision and scale");
     }
+    if (kind == Kind.LIST) {
+      throw new IllegalArgumentException("a list needs an element type");
+    }
     return new SqlType(kind, 0, 0, nullable);
+  }
+
+  /** A list of {@code element} values (whose elements may be NULL when {@code element} is nullable). */
+  public static SqlType list(SqlType element, boolean nullable) {
+    return new SqlType(Kind.LIST, 0, 0, nullable, element);
   }
 
   public static SqlType decimal(int precision, int scale, boolean nullable) {
@@ -34,7 +56,7 @@ public record SqlType(Kind kind, int precision, int scale, boolean nullable) {
   }
 
   public SqlType withNullable(boolean value) {
-    return new SqlType(kind, precision, scale, value);
+    return new SqlType(kind, precision, scale, value, element);
   }
 
   public boolean isInteger() {
@@ -89,11 +111,13 @@ public record SqlType(Kind kind, int precision, int scale, boolean nullable) {
       case DECIMAL -> new ArrowType.Decimal(precision, scale, 128);
       case DATE -> new ArrowType.Date(DateUnit.DAY);
       case TIMESTAMP -> new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC");
+      case LIST -> ArrowType.List.INSTANCE;
     };
   }
 
   public Field field(String name) {
-    return new Field(name, new FieldType(nullable, arrowType(), null), null);
+    return new Field(name, new FieldType(nullable, arrowType(), null),
+        kind == Kind.LIST ? java.util.List.of(element.field("item")) : null);
   }
 
   /** The SQL type of an Arrow column, or empty if the engine cannot compute with it. */
@@ -140,6 +164,7 @@ public record SqlType(Kind kind, int precision, int scale, boolean nullable) {
       case UTF8 -> "VARCHAR";
       case DATE -> "DATE";
       case TIMESTAMP -> "TIMESTAMP";
+      case LIST -> element + "[]";
     };
   }
 }

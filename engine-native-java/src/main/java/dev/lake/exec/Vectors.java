@@ -506,10 +506,62 @@ public final class Vectors {
           }
         }
       }
+      case org.apache.arrow.vector.complex.ListVector v -> writeLists((Col.Objects) col, v, -1);
+      case org.apache.arrow.vector.complex.FixedSizeListVector v -> writeLists((Col.Objects) col, v, v.getListSize());
       default -> throw new ExecutionException(
           "cannot write a column of type " + vector.getField().getType());
     }
     vector.setValueCount(n);
+  }
+
+  /**
+   * Writes computed lists ({@link List} values) into a list vector: the elements into its element
+   * vector, then each row's offsets (a fixed-size list's rows must have exactly {@code size}).
+   */
+  private static void writeLists(Col.Objects col, FieldVector vector, int size) {
+    int n = col.size;
+    List<Object> flat = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      List<?> l = (List<?>) col.values[i];
+      if (size >= 0) {
+        if (l != null && l.size() != size) {
+          throw new ExecutionException("a list of " + l.size() + " elements does not fit a fixed-size list of "
+              + size + " (" + vector.getField().getName() + ")");
+        }
+        for (int k = 0; k < size; k++) {
+          flat.add(l == null ? null : l.get(k));
+        }
+      } else if (l != null) {
+        flat.addAll(l);
+      }
+    }
+    FieldVector data = (FieldVector) vector.getChildrenFromFields().getFirst();
+    SqlType element = SqlType.fromArrow(data.getField().getType(), true).orElseThrow(() ->
+        new ExecutionException("cannot write a list of " + data.getField().getType()));
+    write(fromObjects(element, flat), data);
+    switch (vector) {
+      case org.apache.arrow.vector.complex.ListVector v -> {
+        for (int i = 0; i < n; i++) {
+          List<?> l = (List<?>) col.values[i];
+          if (l == null) {
+            v.setNull(i);
+          } else {
+            v.startNewValue(i);
+            v.endValue(i, l.size());
+          }
+        }
+      }
+      case org.apache.arrow.vector.complex.FixedSizeListVector v -> {
+        for (int i = 0; i < n; i++) {
+          if (col.values[i] == null) {
+            v.setNull(i);
+          } else {
+            v.setNotNull(i);
+          }
+        }
+      }
+      default -> throw new IllegalStateException("not a list vector: " + vector.getField());
+    }
   }
 
   /** A column of {@code type} holding {@code values} (boxed as {@link Col#get} returns them). */

@@ -182,7 +182,7 @@ final class FunctionOperators implements SqlOperatorTable {
       RelDataType t = binding.getOperandType(i);
       SqlType lake;
       try {
-        lake = RexToExpr.isNested(t) ? null : RelTypes.toLake(t);
+        lake = RexToExpr.isNested(t) && !RexToExpr.isScalarList(t) ? null : RelTypes.toLake(t);
       } catch (SqlException e) {
         lake = null;
       }
@@ -289,8 +289,26 @@ final class FunctionOperators implements SqlOperatorTable {
           case DOUBLE, NUMBER -> SqlType.Kind.FLOAT64;
           case BOOLEAN -> SqlType.Kind.BOOL;
           case TIMESTAMP -> SqlType.Kind.TIMESTAMP;
-          case SAME -> null;
+          case SAME, ELEMENT, LIST, VECTOR -> null;
         };
+        if (signature.param(i) == Param.ELEMENT) {
+          RelDataType element = null;
+          for (int j = 0; j < n; j++) {
+            if (signature.param(j) == Param.LIST && binding.getOperandType(j).getComponentType() != null) {
+              element = binding.getOperandType(j).getComponentType();
+            }
+          }
+          if (element != null) {
+            operandTypes[i] = f.createTypeWithNullability(element, true);
+            continue;
+          }
+        }
+        if (signature.param(i) == Param.VECTOR || signature.param(i) == Param.LIST) {
+          operandTypes[i] = f.createTypeWithNullability(f.createArrayType(f.createTypeWithNullability(
+              f.createSqlType(signature.param(i) == Param.VECTOR ? SqlTypeName.DOUBLE : SqlTypeName.VARCHAR),
+              true), -1), true);
+          continue;
+        }
         operandTypes[i] = kind == null
             ? (same != null ? f.createTypeWithNullability(same, true) : f.createTypeWithNullability(
                 f.createSqlType(SqlTypeName.VARCHAR), true))

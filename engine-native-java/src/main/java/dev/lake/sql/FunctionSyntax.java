@@ -94,6 +94,10 @@ final class FunctionSyntax {
     if (datetime != null) {
       return datetime;
     }
+    if (op == SqlLibraryOperators.INFIX_CAST) {
+      // PostgreSQL's x::T is CAST(x AS T).
+      return SqlStdOperatorTable.CAST.createCall(pos, call.getOperandList());
+    }
     if (op == SqlLibraryOperators.ILIKE || op == SqlLibraryOperators.NOT_ILIKE) {
       SqlCall ilike = registry(RegexFunctions.ILIKE).createCall(pos, call.getOperandList());
       return op == SqlLibraryOperators.ILIKE ? ilike : SqlStdOperatorTable.NOT.createCall(pos, ilike);

@@ -162,6 +162,10 @@ final class InsertRows implements AutoCloseable {
     }
   }
 
+  private static boolean isList(ArrowType t) {
+    return t instanceof ArrowType.List || t instanceof ArrowType.FixedSizeList || t instanceof ArrowType.LargeList;
+  }
+
   /** Same buffers for the same values: names, nullability and a timestamp's zone aside. */
   static boolean sameLayout(Field a, Field b) {
     ArrowType x = a.getType();
@@ -183,6 +187,19 @@ final class InsertRows implements AutoCloseable {
   private void convert(FieldVector from, FieldVector to, Field target, int n) {
     ArrowType type = target.getType();
     ArrowType fromType = from.getField().getType();
+    if (isList(fromType) && isList(type)) {
+      // A list's elements convert as values do: ARRAY[1.5, 2] into a REAL[2] column.
+      dev.lake.exec.SqlType element = dev.lake.exec.SqlType.fromArrow(
+          target.getChildren().getFirst().getType(), true).orElseThrow(() -> new SqlException(
+              SqlException.Kind.UNSUPPORTED, "column '" + target.getName() + "' has lists of a type INSERT cannot write"));
+      try {
+        dev.lake.exec.Vectors.write(dev.lake.exec.expr.ListBatch.read(from, element), to);
+      } catch (dev.lake.exec.ExecutionException e) {
+        throw new SqlException(SqlException.Kind.INVALID, "column '" + target.getName() + "' of table "
+            + SqlCatalog.LAKE + "." + table + ": " + e.getMessage());
+      }
+      return;
+    }
     boolean numeric = isNumber(fromType) && isNumber(type);
     boolean timestamps = fromType instanceof ArrowType.Timestamp && type instanceof ArrowType.Timestamp;
     boolean text = fromType instanceof ArrowType.Utf8 || fromType instanceof ArrowType.LargeUtf8

@@ -88,6 +88,30 @@ final class LakeValidator extends SqlValidatorImpl {
     super.inferUnknownTypes(inferredType, scope, node);
   }
 
+  /**
+   * Infers the types of the {@code ?} in ORDER BY expressions from their context as the select
+   * list's are ({@code ORDER BY l2_distance(embedding, ?)}), which Calcite leaves unknown.
+   */
+  @Override
+  protected void validateOrderList(org.apache.calcite.sql.SqlSelect select) {
+    org.apache.calcite.sql.SqlNodeList order = select.getOrderList();
+    if (order != null) {
+      SqlValidatorScope scope = getOrderScope(select);
+      for (SqlNode item : order) {
+        SqlNode e = item;
+        while (e instanceof SqlCall call && (call.getKind() == org.apache.calcite.sql.SqlKind.DESCENDING
+            || call.getKind() == org.apache.calcite.sql.SqlKind.NULLS_FIRST
+            || call.getKind() == org.apache.calcite.sql.SqlKind.NULLS_LAST)) {
+          e = call.operand(0);
+        }
+        if (e instanceof SqlCall) {
+          inferUnknownTypes(unknownType, scope, e);
+        }
+      }
+    }
+    super.validateOrderList(select);
+  }
+
   @Override
   public CalciteException handleUnresolvedFunction(SqlCall call, SqlOperator unresolvedFunction,
       List<RelDataType> argTypes, List<String> argNames) {

@@ -207,11 +207,39 @@ final class Parameters {
       case UTF8 -> value instanceof String s ? s : null;
       case DATE -> date(value);
       case TIMESTAMP -> timestamp(value);
+      case LIST -> list(index, type.element(), value);
     };
     if (converted == null) {
       throw mismatch(index, type, value);
     }
     return new Expr.Literal(converted, nullable);
+  }
+
+  /** A list (a {@link java.util.List}, or a Java array of numbers) with each element converted as a value. */
+  private static java.util.List<Object> list(int index, SqlType element, Object value) {
+    java.util.List<?> items = switch (value) {
+      case java.util.List<?> l -> l;
+      case float[] a -> {
+        java.util.List<Object> l = new java.util.ArrayList<>(a.length);
+        for (float x : a) {
+          l.add(x);
+        }
+        yield l;
+      }
+      case double[] a -> java.util.Arrays.stream(a).boxed().toList();
+      case int[] a -> java.util.Arrays.stream(a).boxed().toList();
+      case long[] a -> java.util.Arrays.stream(a).boxed().toList();
+      case Object[] a -> java.util.Arrays.asList(a);
+      default -> null;
+    };
+    if (items == null) {
+      return null;
+    }
+    java.util.List<Object> out = new java.util.ArrayList<>(items.size());
+    for (Object item : items) {
+      out.add(convert(index, element, item).value());
+    }
+    return out;
   }
 
   private static Long integer(int index, SqlType type, Object value) {

@@ -48,6 +48,22 @@ import org.apache.calcite.tools.RelBuilder;
  */
 final class RelPlanner {
 
+  /**
+   * Calcite's constant reduction, except of list-valued expressions: its code generator cannot
+   * cast text to a list ({@code '[1, 2]'::FLOAT[]}); lake's kernels fold those instead.
+   */
+  private static final org.apache.calcite.rex.RexExecutor LIST_SAFE_EXECUTOR = (rexBuilder, constExps, reducedValues) -> {
+    for (org.apache.calcite.rex.RexNode e : constExps) {
+      if (e.getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.ARRAY) {
+        reducedValues.add(e);
+      } else {
+        List<org.apache.calcite.rex.RexNode> one = new java.util.ArrayList<>();
+        org.apache.calcite.rex.RexUtil.EXECUTOR.reduce(rexBuilder, List.of(e), one);
+        reducedValues.addAll(one);
+      }
+    }
+  };
+
   /** A logical plan and the tables (at their pinned snapshots) it reads. */
   record Planned(RelNode rel, List<String> names, Map<String, CalciteTables.LakeTable> tables) {}
 
@@ -132,7 +148,7 @@ final class RelPlanner {
       SqlValidator validator, SqlNode validated) {}
 
   private Validation validate(SqlNode statement) {
-    SqlNode query = ParameterTyping.rewrite(FunctionSyntax.rewrite(statement));
+    SqlNode query = ParameterTyping.rewrite(FunctionSyntax.rewrite(SelectListUnnest.rewrite(statement)));
     Windows.checkFrames(query);
     CalciteTables tables = new CalciteTables(catalog, pins);
     tables.versionsAt(query);
@@ -176,6 +192,7 @@ final class RelPlanner {
 
   private static RelRoot convert(Validation v, SqlNode validated) {
     HepPlanner hep = new HepPlanner(HepProgram.builder().build());
+    hep.setExecutor(LIST_SAFE_EXECUTOR);
     RexBuilder rexBuilder = new LakeRexBuilder(v.validator().getTypeFactory());
     RelOptCluster cluster = RelOptCluster.create(hep, rexBuilder);
     SqlToRelConverter converter = new SqlToRelConverter(null, v.validator(), v.reader(), cluster,

@@ -155,6 +155,8 @@ final class RelTranslator {
       case Values values -> values(values);
       case org.apache.calcite.rel.core.Window window ->
           WindowTranslation.translate(window, gather(translate(window.getInput())));
+      case org.apache.calcite.rel.core.Correlate correlate when unnestOf(correlate) != null -> unnest(correlate);
+      case org.apache.calcite.rel.core.Uncollect uncollect -> uncollect(uncollect);
       default -> throw RexToExpr.unsupported(describe(rel));
     };
   }
@@ -350,6 +352,14 @@ final class RelTranslator {
         exprs.add(new Expr.Column(ref.getIndex(), names.get(i), RexToExpr.PASS_THROUGH));
         Field f = in.fields().get(ref.getIndex());
         fields.add(new Field(names.get(i), f.getFieldType(), f.getChildren()));
+        types.add(null);
+        continue;
+      }
+      if (RexToExpr.isScalarList(e.getType()) && !rex.isPath(e)) {
+        // A computed list (ARRAY[...], a list literal): written as a list, then passed through.
+        Expr x = rex.convert(e);
+        exprs.add(x);
+        fields.add(x.type().field(names.get(i)));
         types.add(null);
         continue;
       }
@@ -964,6 +974,122 @@ final class RelTranslator {
     return false;
   }
 
+  // ---------------------------------------------------------------- unnest
+
+  /**
+   * The {@code UNNEST} a lateral join of the form {@code FROM t, UNNEST(<lists of t>)} reads: the
+   * right side is an Uncollect of one row of expressions over the left row; null for any other
+   * correlation.
+   */
+  private static org.apache.calcite.rel.core.Uncollect unnestOf(org.apache.calcite.rel.core.Correlate c) {
+    RelNode right = c.getRight();
+    if (right instanceof Filter f && c.getJoinType() == JoinRelType.INNER) {
+      right = f.getInput();
+    }
+    if (right instanceof Project p && p.getInput() instanceof org.apache.calcite.rel.core.Uncollect
+        && columnRefs(p) != null && columnRefs(p).equals(java.util.stream.IntStream.range(0,
+            p.getInput().getRowType().getFieldCount()).boxed().toList())) {
+      right = p.getInput();
+    }
+    if (!(right instanceof org.apache.calcite.rel.core.Uncollect u)
+        || !(u.getInput() instanceof Project lists) || !(lists.getInput() instanceof Values one)
+        || one.getTuples().size() != 1
+        || c.getJoinType() != JoinRelType.INNER && c.getJoinType() != JoinRelType.LEFT) {
+      return null;
+    }
+    return u;
+  }
+
+  /** {@code FROM t, UNNEST(t.a [, t.b ...]) [WITH ORDINALITY]}: t's rows repeated per element. */
+  private Node unnest(org.apache.calcite.rel.core.Correlate correlate) {
+    org.apache.calcite.rel.core.Uncollect u = unnestOf(correlate);
+    Node in = translate(correlate.getLeft());
+    RexToExpr rex = rex(in);
+    org.apache.calcite.rel.core.CorrelationId id = correlate.getCorrelationId();
+    RexShuttle toInput = new RexShuttle() {
+      @Override
+      public RexNode visitFieldAccess(org.apache.calcite.rex.RexFieldAccess access) {
+        if (access.getReferenceExpr() instanceof org.apache.calcite.rex.RexCorrelVariable v && v.id.equals(id)) {
+          return new RexInputRef(access.getField().getIndex(), access.getType());
+        }
+        return super.visitFieldAccess(access);
+      }
+    };
+    List<Expr> lists = new ArrayList<>();
+    for (RexNode e : ((Project) u.getInput()).getProjects()) {
+      RexNode list = e.accept(toInput);
+      if (!RexToExpr.isScalarList(list.getType())) {
+        throw RexToExpr.unsupported("UNNEST of " + RexToExpr.describe(list.getType())
+            + " (only lists of scalars are unnested)");
+      }
+      lists.add(rex.listValue(list));
+    }
+    Node unnested = unnest(in, lists, u.withOrdinality, correlate.getJoinType() == JoinRelType.LEFT,
+        correlate.getRowType().getFieldNames());
+    if (!(correlate.getRight() instanceof Filter f)) {
+      return unnested;
+    }
+    // A filter of the unnested rows (WHERE x = ...), pushed into the lateral side by the planner.
+    RexNode condition = RexUtil.shift(f.getCondition(), in.fields().size()).accept(toInput);
+    Expr predicate = rex(unnested).convert(condition);
+    return new Node(unnested.fields(), unnested.types(),
+        a -> new FilterOperator(unnested.open().apply(a), predicate),
+        () -> "Filter " + condition, List.of(unnested),
+        unnested.pipeline() == null ? null : unnested.pipeline().then((op, a) -> new FilterOperator(op, predicate)));
+  }
+
+  /** {@code SELECT * FROM UNNEST(<constant lists>)}: the lists' elements alone. */
+  private Node uncollect(org.apache.calcite.rel.core.Uncollect u) {
+    Node in = translate(u.getInput());
+    List<Expr> lists = new ArrayList<>();
+    List<String> names = new ArrayList<>(in.names());
+    for (int i = 0; i < in.fields().size(); i++) {
+      RelDataType t = u.getInput().getRowType().getFieldList().get(i).getType();
+      if (!RexToExpr.isScalarList(t)) {
+        throw RexToExpr.unsupported("UNNEST of " + RexToExpr.describe(t) + " (only lists of scalars are unnested)");
+      }
+      lists.add(new Expr.Nested(i, in.names().get(i), List.of(), Expr.Reach.VALUE, RelTypes.toLake(t).withNullable(true)));
+    }
+    names.addAll(u.getRowType().getFieldNames());
+    Node all = unnest(in, lists, u.withOrdinality, false, names);
+    int width = in.fields().size();
+    List<Expr> exprs = new ArrayList<>();
+    for (int i = width; i < all.fields().size(); i++) {
+      exprs.add(new Expr.Column(i, all.names().get(i), all.types().get(i)));
+    }
+    return project(all, exprs, all.fields().subList(width, all.fields().size()),
+        all.types().subList(width, all.types().size()), "Project (the elements)");
+  }
+
+  /**
+   * {@code in}'s rows repeated per element of {@code lists} (zipped), the elements (and with
+   * {@code ordinality} their position) as columns after {@code in}'s, named {@code names}.
+   */
+  private static Node unnest(Node in, List<Expr> lists, boolean ordinality, boolean outer, List<String> names) {
+    List<Field> fields = new ArrayList<>(in.fields());
+    List<SqlType> types = new ArrayList<>(in.types());
+    List<SqlType> elements = new ArrayList<>();
+    for (Expr x : lists) {
+      SqlType element = x.type().element().withNullable(true);
+      elements.add(element);
+      fields.add(field(names.get(fields.size()), element));
+      types.add(element);
+    }
+    if (ordinality) {
+      SqlType ordinal = SqlType.of(SqlType.Kind.INT32, outer);
+      fields.add(field(names.get(fields.size()), ordinal));
+      types.add(ordinal);
+    }
+    Schema schema = new Schema(fields);
+    java.util.function.BiFunction<Operator, BufferAllocator, Operator> stage = (op, a) ->
+        new dev.lake.exec.op.UnnestOperator(op, schema, Kernel.compileShared(lists), elements, ordinality,
+            outer, a);
+    return new Node(fields, types, a -> stage.apply(in.open().apply(a), a),
+        () -> "Unnest " + lists.stream().map(x -> x instanceof Expr.Nested n ? n.describe() : "list").toList()
+            + (ordinality ? " with ordinality" : "") + (outer ? " (left)" : ""), List.of(in),
+        in.pipeline() == null ? null : in.pipeline().then(stage));
+  }
+
   // ---------------------------------------------------------------- sort, union, values
 
   /**
@@ -983,7 +1109,12 @@ final class RelTranslator {
   private Node sort(Sort sort) {
     long offset = sort.offset == null ? 0 : constant(sort.offset, "OFFSET", 0);
     long fetch = sort.fetch == null ? Long.MAX_VALUE : constant(sort.fetch, "LIMIT", Long.MAX_VALUE);
-    Node in = gather(limitedScan(sort, offset, fetch));
+    Node input = limitedScan(sort, offset, fetch);
+    Node topK = topK(sort, input);
+    if (topK != null) {
+      return topK;
+    }
+    Node in = gather(input);
     List<SortOperator.Key> keys = new ArrayList<>();
     for (RelFieldCollation c : sort.getCollation().getFieldCollations()) {
       boolean descending = c.getDirection().isDescending();
@@ -1038,6 +1169,50 @@ final class RelTranslator {
   static long saturatedAdd(long a, long b) {
     long sum = a + b;
     return sum < 0 ? Long.MAX_VALUE : sum;
+  }
+
+  /**
+   * {@code ORDER BY keys LIMIT k [OFFSET m]} as a top-k: each morsel keeps its first {@code m + k}
+   * rows ({@link dev.lake.exec.op.TopKOperator}) on the workers, and one more top-k merges them;
+   * null when there is no limit, no key, or the keys are not all scalar columns.
+   */
+  private Node topK(Sort sort, Node input) {
+    if (sort.fetch == null || sort.getCollation().getFieldCollations().isEmpty()) {
+      return null;
+    }
+    long offset = sort.offset == null ? 0 : constant(sort.offset, "OFFSET", 0);
+    long fetch = constant(sort.fetch, "LIMIT", Long.MAX_VALUE);
+    long needed = saturatedAdd(offset, fetch);
+    if (fetch == Long.MAX_VALUE || needed > Integer.MAX_VALUE / 4 || fetch == 0) {
+      return null;
+    }
+    List<SortOperator.Key> keys = new ArrayList<>();
+    for (RelFieldCollation c : sort.getCollation().getFieldCollations()) {
+      if (input.types().get(c.getFieldIndex()) == null) {
+        return null;
+      }
+      boolean descending = c.getDirection().isDescending();
+      boolean nullsFirst = switch (c.nullDirection) {
+        case FIRST -> true;
+        case LAST -> false;
+        default -> descending;
+      };
+      keys.add(new SortOperator.Key(c.getFieldIndex(), descending, nullsFirst));
+    }
+    Schema schema = input.schema();
+    String what = "TopK " + sort.getCollation();
+    Node in = input;
+    if (threads > 1 && input.pipeline() != null) {
+      in = gather(new Node(input.fields(), input.types(),
+          a -> new dev.lake.exec.op.TopKOperator(input.open().apply(a), schema, keys, needed, a),
+          () -> what + " keep " + needed + " (per morsel)", List.of(input),
+          input.pipeline().then((op, a) -> new dev.lake.exec.op.TopKOperator(op, schema, keys, needed, a))));
+    }
+    Node merged = in;
+    return new Node(in.fields(), in.types(), a -> {
+      Operator op = new dev.lake.exec.op.TopKOperator(merged.open().apply(a), schema, keys, needed, a);
+      return offset > 0 || fetch != needed ? new LimitOperator(op, offset, fetch) : op;
+    }, what + " limit " + fetch + (offset == 0 ? "" : " offset " + offset), List.of(in));
   }
 
   /** A LIMIT or OFFSET: a literal, or a bound parameter (NULL meaning {@code whenNull}, as in PostgreSQL). */

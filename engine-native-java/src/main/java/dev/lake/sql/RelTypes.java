@@ -96,6 +96,7 @@ final class RelTypes {
       case UTF8 -> f.createSqlType(SqlTypeName.VARCHAR);
       case DATE -> f.createSqlType(SqlTypeName.DATE);
       case TIMESTAMP -> f.createSqlType(SqlTypeName.TIMESTAMP, 6);
+      case LIST -> f.createArrayType(toCalcite(f, t.element()), -1);
     };
     return f.createTypeWithNullability(type, t.nullable());
   }
@@ -121,6 +122,7 @@ final class RelTypes {
       case CHAR, VARCHAR -> SqlType.of(SqlType.Kind.UTF8, nullable);
       case DATE -> SqlType.of(SqlType.Kind.DATE, nullable);
       case TIMESTAMP, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> SqlType.of(SqlType.Kind.TIMESTAMP, nullable);
+      case ARRAY -> SqlType.list(toLake(java.util.Objects.requireNonNull(t.getComponentType())), nullable);
       default -> throw new SqlException(SqlException.Kind.UNSUPPORTED,
           "values of type " + t.getFullTypeString() + " are not supported yet in this position");
     };

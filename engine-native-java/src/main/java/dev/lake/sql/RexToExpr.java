@@ -94,6 +94,12 @@ final class RexToExpr {
     return type.isStruct() || type.getSqlTypeName() == SqlTypeName.ARRAY;
   }
 
+  /** Whether {@code type} is a list of scalars (what list functions take). */
+  static boolean isScalarList(RelDataType type) {
+    return type.getSqlTypeName() == SqlTypeName.ARRAY
+        && !isNested(java.util.Objects.requireNonNull(type.getComponentType()));
+  }
+
   /**
    * The refusal of a struct or list value (or one of a type the engine cannot compute with) where
    * a scalar is needed: comparisons, arithmetic, functions, grouping, sorting, join keys.
@@ -205,6 +211,11 @@ final class RexToExpr {
     };
   }
 
+  /** Whether {@code rex} is a struct or list column of the input, or a field or element inside one. */
+  boolean isPath(RexNode rex) {
+    return path(rex) != null;
+  }
+
   private static Expr.Nested then(Expr.Nested base, Expr.Step step) {
     if (base == null) {
       return null;
@@ -238,6 +249,7 @@ final class RexToExpr {
         LocalDateTime t = LocalDateTime.parse(literal.getValueAs(TimestampString.class).toString().replace(' ', 'T'));
         yield t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1000;
       }
+      case LIST -> throw unsupported("a list literal of this form");
     };
     return new Expr.Literal(value, type);
   }
@@ -258,7 +270,9 @@ final class RexToExpr {
         yield new Expr.Call(kind == SqlKind.IS_NULL ? Expr.Op.IS_NULL : Expr.Op.IS_NOT_NULL,
             List.of(conv(ops.get(0))), SqlType.of(SqlType.Kind.BOOL, false));
       }
-      case ITEM -> nested(call, Expr.Reach.VALUE);
+      case ITEM -> path(ops.get(0)) == null && isScalarList(ops.get(0).getType())
+          ? listCall(dev.lake.exec.fn.ListFunctions.LIST_EXTRACT, call) : nested(call, Expr.Reach.VALUE);
+      case ARRAY_VALUE_CONSTRUCTOR -> listCall(dev.lake.exec.fn.ListFunctions.LIST_VALUE, call);
       case IS_TRUE -> truth(conv(ops.get(0)), true, true);
       case IS_NOT_TRUE -> truth(conv(ops.get(0)), true, false);
       case IS_FALSE -> truth(new Expr.Call(Expr.Op.NOT, List.of(conv(ops.get(0))), BOOL), true, true);
@@ -347,7 +361,10 @@ final class RexToExpr {
   private Expr function(RexCall call) {
     String name = call.getOperator().getName().toUpperCase(java.util.Locale.ROOT);
     if (name.equals("CARDINALITY")) {
-      return nested(call.getOperands().getFirst(), Expr.Reach.CARDINALITY);
+      RexNode list = call.getOperands().getFirst();
+      return path(list) == null && isScalarList(list.getType())
+          ? listCall(dev.lake.exec.fn.ListFunctions.CARDINALITY, call)
+          : nested(list, Expr.Reach.CARDINALITY);
     }
     if (call.getOperator() instanceof FunctionOperators.Operator op) {
       return registryCall(op.function, call);
@@ -360,7 +377,7 @@ final class RexToExpr {
    * (the validator checked that one does), the result of the type the validator derived.
    */
   private Expr registryCall(dev.lake.exec.fn.ScalarFunction function, RexCall call) {
-    List<Expr> args = call.getOperands().stream().map(this::conv).toList();
+    List<Expr> args = call.getOperands().stream().map(this::operand).toList();
     dev.lake.exec.fn.FunctionRegistry.Resolution r = dev.lake.exec.fn.FunctionRegistry.resolve(function,
         dev.lake.exec.fn.Binding.of(args.stream().map(Expr::type).toList())).orElseThrow(() ->
             new SqlException(SqlException.Kind.INVALID, "function " + function.name() + " cannot take "
@@ -371,6 +388,31 @@ final class RexToExpr {
       converted.add(cast(args.get(i), r.binding().type(i)));
     }
     return new Expr.Func(function, r.binding(), converted, RelTypes.toLake(call.getType()));
+  }
+
+  /**
+   * An argument of a function: a list column (or a list inside one) is read where it lies, as a
+   * {@link Expr.Nested} of its list type; anything else is an ordinary expression.
+   */
+  private Expr operand(RexNode rex) {
+    if (isScalarList(rex.getType())) {
+      Expr.Nested p = path(rex);
+      if (p != null) {
+        return new Expr.Nested(p.column(), p.name(), p.path(), Expr.Reach.VALUE,
+            RelTypes.toLake(rex.getType()).withNullable(true));
+      }
+    }
+    return conv(rex);
+  }
+
+  /** A list-valued expression over the input, list columns read where they lie. */
+  Expr listValue(RexNode rex) {
+    return operand(rex);
+  }
+
+  /** A call Calcite writes as an operator ({@code ARRAY[...]}, {@code list[i]}) run by a list function. */
+  private Expr listCall(dev.lake.exec.fn.ScalarFunction function, RexCall call) {
+    return registryCall(function, call);
   }
 
   private static Expr isNull(Expr e) {

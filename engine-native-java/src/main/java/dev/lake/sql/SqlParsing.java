@@ -48,7 +48,7 @@ final class SqlParsing {
    * @throws SqlException SYNTAX with Calcite's line and column when the text does not parse
    */
   static SqlNode parse(String sql) {
-    String text = DateTimeNames.quote(rewriteTimeTravel(sql));
+    String text = DateTimeNames.quote(SelectListUnnest.mark(ListTypeText.rewrite(rewriteTimeTravel(sql))));
     try {
       return parseRewritten(text);
     } catch (SqlException e) {
@@ -125,31 +125,10 @@ final class SqlParsing {
     int n = sql.length();
     while (i < n) {
       char c = sql.charAt(i);
-      if (c == '\'' || c == '"' || c == '`') {
-        int end = i + 1;
-        while (end < n) {
-          if (sql.charAt(end) == c) {
-            if (end + 1 < n && sql.charAt(end + 1) == c) {
-              end += 2;
-              continue;
-            }
-            break;
-          }
-          end++;
-        }
-        end = Math.min(end + 1, n);
-        out.append(sql, i, end);
-        i = end;
-      } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-        int end = sql.indexOf('\n', i);
-        end = end < 0 ? n : end;
-        out.append(sql, i, end);
-        i = end;
-      } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-        int end = sql.indexOf("*/", i + 2);
-        end = end < 0 ? n : end + 2;
-        out.append(sql, i, end);
-        i = end;
+      int skipped = skipQuotedOrComment(sql, i);
+      if (skipped > i) {
+        out.append(sql, i, skipped);
+        i = skipped;
       } else if ((c == 'f' || c == 'F') && (i == 0 || !isWordChar(sql.charAt(i - 1)))) {
         Matcher version = FOR_VERSION.matcher(sql).region(i, n);
         if (version.lookingAt()) {
@@ -172,6 +151,38 @@ final class SqlParsing {
       }
     }
     return out.toString();
+  }
+
+  /**
+   * Where the string literal, quoted name or comment starting at {@code i} of {@code sql} ends
+   * (past its closing quote, doubled quotes inside it included), or {@code i} when none starts there.
+   */
+  static int skipQuotedOrComment(String sql, int i) {
+    int n = sql.length();
+    char c = sql.charAt(i);
+    if (c == '\'' || c == '"' || c == '`') {
+      int end = i + 1;
+      while (end < n) {
+        if (sql.charAt(end) == c) {
+          if (end + 1 < n && sql.charAt(end + 1) == c) {
+            end += 2;
+            continue;
+          }
+          break;
+        }
+        end++;
+      }
+      return Math.min(end + 1, n);
+    }
+    if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+      int end = sql.indexOf('\n', i);
+      return end < 0 ? n : end;
+    }
+    if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+      int end = sql.indexOf("*/", i + 2);
+      return end < 0 ? n : end + 2;
+    }
+    return i;
   }
 
   private static boolean isWordChar(char c) {

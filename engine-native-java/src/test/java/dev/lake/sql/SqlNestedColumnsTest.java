@@ -18,7 +18,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.LongPredicate;
@@ -64,22 +63,7 @@ class SqlNestedColumnsTest {
         table.append(new AppendOperation("t", T, UUID.randomUUID(), String.format("%064x", version)), reader);
       }
     }
-    sql = new SqlEngine(new SqlCatalog() {
-      @Override
-      public List<String> schemaNames() {
-        return List.of("robots");
-      }
-
-      @Override
-      public List<String> tableNames(String schema) {
-        return schema.equals("robots") ? List.of("episodes") : List.of();
-      }
-
-      @Override
-      public Optional<TableHandle> openTable(TableName name) {
-        return name.equals(new TableName("robots", "episodes")) ? Optional.of(table) : Optional.empty();
-      }
-    });
+    sql = new SqlEngine(new OneTableCatalog(new TableName("robots", "episodes"), table));
   }
 
   @AfterEach

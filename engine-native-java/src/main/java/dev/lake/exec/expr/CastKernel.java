@@ -86,6 +86,11 @@ final class CastKernel implements Kernel {
     return out;
   }
 
+  /** One non-null value of type {@code from} cast to {@code to}. */
+  static Object castValue(Object v, SqlType from, SqlType to) {
+    return new CastKernel(null, from, to).convert(v);
+  }
+
   private double roundFloat(double v) {
     return to.kind() == SqlType.Kind.FLOAT32 ? (double) (float) v : v;
   }
@@ -140,6 +145,7 @@ final class CastKernel implements Kernel {
         case DATE -> toDate(v);
         case TIMESTAMP -> toTimestamp(v);
         case NULL -> null;
+        case LIST -> toList(v);
       };
     } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
       throw new ExecutionException("cannot cast '" + v + "' to " + to, e);
@@ -208,8 +214,36 @@ final class CastKernel implements Kernel {
   private static final DateTimeFormatter TIMESTAMP_TEXT =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss[.SSSSSS]", Locale.ROOT);
 
+  /**
+   * A list from its text ({@code [1, 2]} as DuckDB writes it, {@code {1,2}} as PostgreSQL does)
+   * or from a list of another element type, each element cast to the target's element type.
+   */
+  private java.util.List<Object> toList(Object v) {
+    java.util.List<?> items;
+    SqlType itemType;
+    switch (v) {
+      case String s -> {
+        items = ListText.parse(s);
+        itemType = SqlType.of(SqlType.Kind.UTF8, true);
+      }
+      case java.util.List<?> l when from.kind() == SqlType.Kind.LIST -> {
+        items = l;
+        itemType = from.element();
+      }
+      default -> throw new ExecutionException("cannot cast " + from + " to " + to);
+    }
+    CastKernel element = new CastKernel(null, itemType, to.element());
+    java.util.List<Object> out = new java.util.ArrayList<>(items.size());
+    for (Object item : items) {
+      out.add(item == null || itemType.kind() == to.element().kind() && itemType.kind() != SqlType.Kind.DECIMAL
+          ? item : element.convert(item));
+    }
+    return out;
+  }
+
   private String toText(Object v) {
     return switch (from.kind()) {
+      case LIST -> ListText.format((java.util.List<?>) v, from.element());
       case DATE -> LocalDate.ofEpochDay((Long) v).toString();
       case TIMESTAMP -> formatTimestamp((Long) v);
       case DECIMAL -> ((BigDecimal) v).toPlainString();

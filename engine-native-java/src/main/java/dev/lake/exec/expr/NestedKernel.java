@@ -61,6 +61,9 @@ public final class NestedKernel implements Kernel {
         yield out;
       }
       case VALUE -> {
+        if (expr.type().kind() == dev.lake.exec.SqlType.Kind.LIST) {
+          yield ListBatch.fromVector(reached, rows, expr.describe()).boxed();
+        }
         if (!(reached instanceof FieldVector leaf) || !leaf.getField().getChildren().isEmpty()) {
           throw new ExecutionException(expr.describe() + " is not a scalar value");
         }
@@ -98,6 +101,26 @@ public final class NestedKernel implements Kernel {
       }
     }
     target.setValueCount(rows.length);
+  }
+
+  /** How SQL spells the value this kernel reads, for messages. */
+  String describe() {
+    return expr.describe();
+  }
+
+  /** A list vector the path reaches and, per live row, its position there or -1 for NULL. */
+  public record Located(ValueVector vector, int[] rows) {}
+
+  /**
+   * The list value the path reaches for every live row, where it lies: how list functions read
+   * elements without boxing them.
+   *
+   * @throws ExecutionException if the value reached is not a list
+   */
+  public Located lists(Batch batch) {
+    Reached at = locate(batch);
+    ListBatch.dataVector(at.vector(), expr.describe());
+    return new Located(at.vector(), at.rows());
   }
 
   /** The vector a path reaches and, per live row, its position there or -1 for NULL. */

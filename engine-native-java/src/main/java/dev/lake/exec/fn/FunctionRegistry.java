@@ -29,6 +29,8 @@ public final class FunctionRegistry {
       .addAggregates(OrderedAggregates.ALL)
       .addAggregates(ApproximateAggregates.ALL)
       .addAll(DateTimeFunctions.ALL)
+      .addAll(ListFunctions.ALL)
+      .addAll(VectorFunctions.ALL)
       .build();
 
   /** A call matched to one of its function's signatures. */
@@ -81,7 +83,7 @@ public final class FunctionRegistry {
         ok = t != null;
         converted.add(t);
       }
-      if (ok && unifySame(s, converted)) {
+      if (ok && unifySame(s, converted) && unifyElement(s, converted)) {
         return Optional.of(new Matched(s, args.withTypes(converted)));
       }
     }
@@ -133,6 +135,30 @@ public final class FunctionRegistry {
     for (int i = 0; i < types.size(); i++) {
       if (s.param(i) == Param.SAME) {
         types.set(i, common.withNullable(types.get(i).nullable()));
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Converts an argument bound to {@link Param#ELEMENT} to the type it is compared with the
+   * {@link Param#LIST} argument's elements in; false if there is none.
+   */
+  private static boolean unifyElement(Signature s, List<SqlType> types) {
+    SqlType element = null;
+    for (int i = 0; i < types.size(); i++) {
+      if (s.param(i) == Param.LIST) {
+        element = types.get(i).element();
+      }
+    }
+    for (int i = 0; i < types.size(); i++) {
+      if (s.param(i) == Param.ELEMENT && element != null) {
+        SqlType common = common(element, types.get(i));
+        if (common == null) {
+          return false;
+        }
+        types.set(i, common.kind() == SqlType.Kind.NULL ? element.withNullable(true)
+            : common.withNullable(types.get(i).nullable()));
       }
     }
     return true;

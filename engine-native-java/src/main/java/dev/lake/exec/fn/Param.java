@@ -26,7 +26,16 @@ public enum Param {
    * A value of the type every {@code SAME} argument of the call is converted to (their common
    * type): greatest, least.
    */
-  SAME("ANYCOMPATIBLE");
+  SAME("ANYCOMPATIBLE"),
+  /** A list of any element type, kept as it is. */
+  LIST("ANYARRAY"),
+  /** A list of numbers (an embedding), kept as it is: the kernel reads its elements where they lie. */
+  VECTOR("DOUBLE[]"),
+  /**
+   * A value comparable with the elements of the call's {@link #LIST} argument, converted to the
+   * type they are compared in (array_position, array_contains).
+   */
+  ELEMENT("ANYELEMENT");
 
   /** How a signature in a message spells the parameter. */
   public final String spelling;
@@ -42,6 +51,10 @@ public enum Param {
   SqlType accept(SqlType arg) {
     boolean isNull = arg.kind() == SqlType.Kind.NULL;
     boolean nullable = arg.nullable();
+    boolean list = arg.kind() == SqlType.Kind.LIST;
+    if (list != (this == LIST || this == VECTOR) && !(isNull && (this == LIST || this == VECTOR))) {
+      return null;
+    }
     return switch (this) {
       case STRING -> isNull || arg.kind() == SqlType.Kind.UTF8 ? utf8(nullable) : null;
       case TEXT -> utf8(nullable);
@@ -51,7 +64,10 @@ public enum Param {
       case BOOLEAN -> isNull || arg.kind() == SqlType.Kind.BOOL ? SqlType.of(SqlType.Kind.BOOL, nullable) : null;
       case TIMESTAMP -> isNull || arg.kind() == SqlType.Kind.DATE || arg.kind() == SqlType.Kind.TIMESTAMP
           ? SqlType.of(SqlType.Kind.TIMESTAMP, nullable) : null;
-      case SAME -> arg;
+      case SAME, ELEMENT -> arg;
+      case LIST -> isNull ? SqlType.list(utf8(true), true) : arg;
+      case VECTOR -> isNull ? SqlType.list(SqlType.of(SqlType.Kind.FLOAT64, true), true)
+          : arg.element().isNumeric() ? arg : null;
     };
   }
 
