@@ -13,28 +13,12 @@ import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 
 /**
- * Window functions in planning: which statements have them (they take the relational path) and
+ * Window functions in planning: frames checked before validation, and
  * the rewrite of the converter's windowed expressions ({@code RexOver} inside a projection) into
  * {@code Window} nodes, one group per distinct window, which {@link WindowTranslation} runs.
  */
 final class Windows {
   private Windows() {}
-
-  /** Whether the statement calls a function {@code OVER} a window anywhere. */
-  static boolean present(SqlNode statement) {
-    boolean[] found = {false};
-    statement.accept(new SqlBasicVisitor<Void>() {
-      @Override
-      public Void visit(SqlCall call) {
-        if (call.getKind() == SqlKind.OVER || call.getKind() == SqlKind.WINDOW) {
-          found[0] = true;
-          return null;
-        }
-        return super.visit(call);
-      }
-    });
-    return found[0];
-  }
 
   /**
    * Refuses, before validation, a frame that makes no sense, with PostgreSQL's reason and the
