@@ -179,6 +179,7 @@ final class RelPlanner {
       if (cause != null) {
         throw cause;
       }
+      storageFailure(e);
       throw new SqlException(SqlException.Kind.INVALID, String.valueOf(e.getMessage()), 0, 0, e);
     } catch (AssertionError e) {
       // Calcite's implicit coercion asserts on some mixes of types (an IN list of an INTEGER
@@ -336,6 +337,20 @@ final class RelPlanner {
     return null;
   }
 
+  /**
+   * Rethrows what stopped the validator while it resolved a table as what it is, not as an
+   * invalid statement: a storage failure (a damaged commit log or checkpoint, an unreadable
+   * version), or the query's deadline or cancellation.
+   */
+  private static void storageFailure(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof dev.lake.engine.EngineException
+          || c instanceof dev.lake.exec.QueryStoppedException) {
+        throw Execution.failure(null, (RuntimeException) c);
+      }
+    }
+  }
+
   private static SqlException translate(CalciteContextException e) {
     SqlException inner = findSqlException(e);
     if (inner != null) {
@@ -343,6 +358,7 @@ final class RelPlanner {
           + (e.getPosLine() > 0 ? " (line " + e.getPosLine() + ", column " + e.getPosColumn() + ")" : ""),
           e.getPosLine(), e.getPosColumn(), inner);
     }
+    storageFailure(e);
     String message = e.getCause() != null && e.getCause().getMessage() != null
         ? e.getCause().getMessage() : e.getMessage();
     SqlException.Kind kind = SqlException.Kind.INVALID;
