@@ -78,7 +78,13 @@ class CatalogCrashIT {
       });
       reader.start();
       waitFor(lines, "STARTED", child);
-      Thread.sleep(100 + random.nextInt(800));
+      // Two rounds in three kill only after the appender has acknowledged some batches (how many
+      // is random), so the campaign covers kills between and during acknowledged appends however
+      // slow the machine is; the third kills at a random moment, maybe before any append.
+      if (round % 3 != 2) {
+        waitForAcks(acks, lines, 1 + random.nextInt(5), child);
+      }
+      Thread.sleep(random.nextInt(round % 3 != 2 ? 200 : 800));
       child.destroyForcibly();
       assertTrue(child.waitFor(30, TimeUnit.SECONDS));
       reader.join(10_000);
@@ -104,6 +110,23 @@ class CatalogCrashIT {
     assertTrue(killedWithAcks >= rounds / 3,
         "a third of the rounds or more should be killed after some appends were acknowledged: "
             + killedWithAcks);
+  }
+
+  private static void waitForAcks(List<Long> acks, List<String> lines, int count, Process child)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (System.nanoTime() < deadline) {
+      synchronized (lines) {
+        if (acks.size() >= count) {
+          return;
+        }
+      }
+      if (!child.isAlive()) {
+        throw new AssertionError("appender died before " + count + " acknowledgements: " + lines);
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("appender acknowledged fewer than " + count + " batches in 120 s: " + lines);
   }
 
   private static void waitFor(List<String> lines, String marker, Process child) throws Exception {
