@@ -6,8 +6,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** A catalog seen with a default schema for bare table names; everything else is delegated. */
-final class DefaultSchemaCatalog implements SqlCatalog {
+/**
+ * A catalog seen with a default schema for bare table names; everything else is delegated. Its
+ * writable counterpart, {@link DefaultSchemaWritableCatalog}, shares these look-ups.
+ */
+sealed class DefaultSchemaCatalog implements SqlCatalog permits DefaultSchemaWritableCatalog {
   private final SqlCatalog catalog;
   private final String schema;
 

@@ -1,12 +1,7 @@
 package dev.lake.sql;
 
-import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.engine.Version;
-import java.util.List;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.OptionalLong;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -14,38 +9,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * A writable catalog seen with a default schema (a client session's): update statements create
  * bare-named tables there and look bare names up there first. Every change is delegated.
  */
-final class DefaultSchemaWritableCatalog implements WritableSqlCatalog {
+final class DefaultSchemaWritableCatalog extends DefaultSchemaCatalog
+    implements WritableSqlCatalog {
   private final WritableSqlCatalog catalog;
-  private final String schema;
 
   DefaultSchemaWritableCatalog(WritableSqlCatalog catalog, String schema) {
-    this.catalog = Objects.requireNonNull(catalog, "catalog");
-    this.schema = Objects.requireNonNull(schema, "schema");
-  }
-
-  @Override
-  public Optional<String> defaultSchema() {
-    return Optional.of(schema);
-  }
-
-  @Override
-  public List<String> schemaNames() {
-    return catalog.schemaNames();
-  }
-
-  @Override
-  public List<String> tableNames(String schema) {
-    return catalog.tableNames(schema);
-  }
-
-  @Override
-  public Optional<TableHandle> openTable(TableName name) {
-    return catalog.openTable(name);
-  }
-
-  @Override
-  public OptionalLong directoryGeneration() {
-    return catalog.directoryGeneration();
+    super(catalog, schema);
+    this.catalog = catalog;
   }
 
   @Override

@@ -59,8 +59,11 @@ class FunctionGoldenTest {
     }
   }
 
-  /** The engine as the runner's database: statements through executeUpdate, queries read whole. */
-  private record Lake(SqlEngine engine, RootAllocator allocator) implements SltDatabase {
+  /**
+   * The engine as the runner's database: statements through executeUpdate, queries read whole
+   * (text as strings); also the lake side of {@link SqlDateTimeDifferentialTest}.
+   */
+  record Lake(SqlEngine engine, RootAllocator allocator) implements SltDatabase {
     @Override
     public Set<String> names() {
       return Set.of("lake", "postgresql");

@@ -5,19 +5,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.lake.sql.slt.DuckDbDatabase;
 import dev.lake.sql.slt.SltDatabase;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.util.Text;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,15 +72,16 @@ class SqlDateTimeDifferentialTest {
     String insert = "INSERT INTO t VALUES " + values;
     try (RootAllocator allocator = new RootAllocator();
         LogTablesCatalog catalog = new LogTablesCatalog(dir);
-        DuckDbDatabase duck = new DuckDbDatabase()) {
-      SqlEngine lake = new SqlEngine(catalog, Long.MAX_VALUE, 2);
-      lake.executeUpdate(create, allocator);
-      lake.executeUpdate(insert, allocator);
+        DuckDbDatabase duck = new DuckDbDatabase();
+        FunctionGoldenTest.Lake lake = new FunctionGoldenTest.Lake(new SqlEngine(catalog, Long.MAX_VALUE, 2),
+            allocator)) {
+      lake.execute(create);
+      lake.execute(insert);
       duck.execute(create);
       duck.execute(insert);
       for (String sql : QUERIES) {
         List<List<Object>> expected = duck.query(sql);
-        List<List<Object>> actual = rows(lake, allocator, sql);
+        List<List<Object>> actual = lake.query(sql);
         assertEquals(expected.size(), actual.size(), sql);
         for (int r = 0; r < expected.size(); r++) {
           for (int c = 0; c < expected.get(r).size(); c++) {
@@ -98,7 +92,7 @@ class SqlDateTimeDifferentialTest {
         }
       }
     } catch (SltDatabase.Failure e) {
-      throw new AssertionError("DuckDB refused: " + e.getMessage(), e);
+      throw new AssertionError("lake or DuckDB refused: " + e.getMessage(), e);
     }
   }
 
@@ -110,25 +104,5 @@ class SqlDateTimeDifferentialTest {
       return Math.abs(a.doubleValue() - b.doubleValue()) <= 1e-6 * Math.max(1, Math.abs(a.doubleValue()) / 1e9);
     }
     return duck.toString().equals(lake.toString());
-  }
-
-  private static List<List<Object>> rows(SqlEngine engine, RootAllocator allocator, String sql) {
-    List<List<Object>> out = new ArrayList<>();
-    try (ArrowReader reader = engine.prepare(sql).execute(allocator)) {
-      while (reader.loadNextBatch()) {
-        VectorSchemaRoot root = reader.getVectorSchemaRoot();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (FieldVector v : root.getFieldVectors()) {
-            Object o = v.isNull(r) ? null : v.getObject(r);
-            row.add(o instanceof Text t ? t.toString() : o);
-          }
-          out.add(row);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out;
   }
 }

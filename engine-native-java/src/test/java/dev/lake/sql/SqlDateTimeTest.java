@@ -9,47 +9,28 @@ import dev.lake.engine.TableHandle;
 import dev.lake.engine.VersionInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Dates and times over real {@code log} tables: the statement clock per execution (also of a
  * kept plan), {@code FOR TIMESTAMP AS OF} by recorded commit times, and the messages of bad input.
  */
-class SqlDateTimeTest {
-  @TempDir
-  Path dir;
-
-  private RootAllocator allocator;
-  private LogTablesCatalog catalog;
-  private SqlEngine engine;
+class SqlDateTimeTest extends LogTablesFixture {
 
   @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-    catalog = new LogTablesCatalog(dir);
-    engine = new SqlEngine(catalog, Long.MAX_VALUE, 2);
+  void createTable() {
     engine.executeUpdate("CREATE SCHEMA s", allocator);
     engine.executeUpdate("CREATE TABLE s.t (date DATE, time TIMESTAMP, value INT)", allocator);
-  }
-
-  @AfterEach
-  void close() {
-    catalog.close();
-    allocator.close();
   }
 
   private List<List<Object>> rows(PreparedQuery query) {

@@ -5,38 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.engine.Version;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Update statements under a session's default schema ({@link SqlEngine#prepareUpdate(String, String)}). */
-class SqlUpdateDefaultSchemaTest {
-
-  @TempDir Path dir;
-  private RootAllocator allocator;
-  private LogTablesCatalog catalog;
-  private SqlEngine engine;
+class SqlUpdateDefaultSchemaTest extends LogTablesFixture {
 
   @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-    catalog = new LogTablesCatalog(dir);
-    engine = new SqlEngine(catalog, Long.MAX_VALUE, 2);
+  void createSchemas() {
     engine.executeUpdate("CREATE SCHEMA lab", allocator);
     engine.executeUpdate("CREATE SCHEMA demo", allocator);
-  }
-
-  @AfterEach
-  void close() {
-    catalog.close();
-    assertEquals(0, allocator.getAllocatedMemory(), "leaked Arrow memory");
-    allocator.close();
   }
 
   private long update(String sql, String schema) {

@@ -1,11 +1,9 @@
 package dev.lake.sql;
 
-import dev.lake.engine.AppendOperation;
-import dev.lake.engine.RecordBatchReader;
 import dev.lake.engine.TableEngine;
-import dev.lake.engine.TableEngineFactory;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
+import dev.lake.sql.tpch.Differential;
 import dev.lake.sql.tpch.MapCatalog;
 import dev.lake.sql.tpch.Results;
 import java.math.BigDecimal;
@@ -13,27 +11,15 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.ServiceLoader;
-import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.DateDayVector;
-import org.apache.arrow.vector.DecimalVector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.TimeStampMicroTZVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -83,9 +69,7 @@ class WindowDifferentialTest {
   @BeforeAll
   void load() throws Exception {
     allocator = new RootAllocator();
-    log = ServiceLoader.load(TableEngineFactory.class).stream().map(ServiceLoader.Provider::get)
-        .filter(f -> f.name().equals("log")).findFirst().orElseThrow()
-        .create(Map.of("log.block.rows", "300"));
+    log = Differential.logEngine(300);
     duck = DriverManager.getConnection("jdbc:duckdb:");
     try (Statement s = duck.createStatement()) {
       s.execute("CREATE TABLE staged (id BIGINT, p INTEGER, o INTEGER, v BIGINT, x DOUBLE, s VARCHAR,"
@@ -107,16 +91,14 @@ class WindowDifferentialTest {
             : 1_704_067_200_000L + random.nextInt(90) * 3_600_000L * 7 + random.nextInt(4) * 60_000L;
         BigDecimal m = random.nextInt(8) == 0 ? null : BigDecimal.valueOf(random.nextInt(4000) - 2000, 2);
         ((BigIntVector) root.getVector("id")).setSafe(i, i);
-        if (p == null) ((IntVector) root.getVector("p")).setNull(i); else ((IntVector) root.getVector("p")).setSafe(i, p);
-        if (o == null) ((IntVector) root.getVector("o")).setNull(i); else ((IntVector) root.getVector("o")).setSafe(i, o);
-        if (v == null) ((BigIntVector) root.getVector("v")).setNull(i); else ((BigIntVector) root.getVector("v")).setSafe(i, v);
-        if (x == null) ((Float8Vector) root.getVector("x")).setNull(i); else ((Float8Vector) root.getVector("x")).setSafe(i, x);
-        if (s == null) ((VarCharVector) root.getVector("s")).setNull(i);
-        else ((VarCharVector) root.getVector("s")).setSafe(i, s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        if (d == null) ((DateDayVector) root.getVector("d")).setNull(i); else ((DateDayVector) root.getVector("d")).setSafe(i, (int) d.toEpochDay());
-        if (ms == null) ((TimeStampMicroTZVector) root.getVector("ts")).setNull(i);
-        else ((TimeStampMicroTZVector) root.getVector("ts")).setSafe(i, ms * 1000);
-        if (m == null) ((DecimalVector) root.getVector("m")).setNull(i); else ((DecimalVector) root.getVector("m")).setSafe(i, m);
+        Differential.set(root.getVector("p"), i, p);
+        Differential.set(root.getVector("o"), i, o);
+        Differential.set(root.getVector("v"), i, v);
+        Differential.set(root.getVector("x"), i, x);
+        Differential.set(root.getVector("s"), i, s);
+        Differential.set(root.getVector("d"), i, d);
+        Differential.set(root.getVector("ts"), i, ms == null ? null : ms * 1000);
+        Differential.set(root.getVector("m"), i, m);
         Object[] values = {(long) i, p, o, v, x, s, d == null ? null : java.sql.Date.valueOf(d), ms, m};
         for (int c = 0; c < values.length; c++) {
           insert.setObject(c + 1, values[c]);
@@ -125,15 +107,7 @@ class WindowDifferentialTest {
       }
       insert.executeBatch();
       root.setRowCount(ROWS);
-      for (int part = 0; part < 3; part++) {
-        int from = ROWS * part / 3;
-        try (VectorSchemaRoot slice = root.slice(from, ROWS * (part + 1) / 3 - from);
-            RecordBatchReader reader = new RecordBatchReader(allocator, schema(),
-                List.of(new VectorUnloader(slice).getRecordBatch()))) {
-          handle.append(new AppendOperation("fuzz", "w", UUID.randomUUID(),
-              String.format("%064x", part + 1)), reader);
-        }
-      }
+      Differential.appendInThirds(handle, root, "fuzz", "w", 1L, allocator);
     }
     try (Statement s = duck.createStatement()) {
       s.execute("CREATE TABLE w AS SELECT id, p, o, v, x, s, d, epoch_ms(tsm) AS ts, m FROM staged");
@@ -151,26 +125,10 @@ class WindowDifferentialTest {
 
   @Test
   void randomWindowQueriesAnswerLikeDuckDb() throws Exception {
-    long seed = Long.getLong("lake.fuzz.seed", 20261202L);
-    int iterations = Integer.getInteger("lake.fuzz.iterations", 150);
-    Random random = new Random(seed);
-    for (int i = 0; i < iterations; i++) {
+    Differential.assertAnswersAgree(duck, sql, allocator, 20261202L, 150, random -> {
       String query = new Generator(random).query();
-      List<List<Object>> expected;
-      try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(query)) {
-        expected = microseconds(Results.read(rs));
-      } catch (java.sql.SQLException e) {
-        throw new AssertionError("DuckDB refused query " + i + " (seed " + seed + "): " + query, e);
-      }
-      List<List<Object>> actual;
-      try (ArrowReader reader = sql.prepare(query).execute(allocator)) {
-        actual = Results.read(reader);
-      } catch (RuntimeException e) {
-        throw new AssertionError("query " + i + " (seed " + seed + ") failed: " + query, e);
-      }
-      Results.assertSame("query " + i + " (seed " + seed + "): " + query, expected, actual,
-          query.contains("LIMIT"));
-    }
+      return new Differential.Query(query, query, query.contains("LIMIT"));
+    }, rs -> microseconds(Results.read(rs)), rows -> rows);
   }
 
   /** DuckDB's timestamps as lake reads them: microseconds since the epoch, UTC. */

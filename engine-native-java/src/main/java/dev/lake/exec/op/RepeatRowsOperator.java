@@ -75,17 +75,7 @@ public final class RepeatRowsOperator implements Operator {
     }
     List<FieldVector> vectors = new ArrayList<>(fields.size());
     try {
-      for (int c = 0; c < fields.size(); c++) {
-        FieldVector source = current.root().getVector(c);
-        FieldVector target = fields.get(c).createVector(allocator);
-        vectors.add(target);
-        target.setInitialCapacity(count);
-        target.allocateNew();
-        for (int i = 0; i < count; i++) {
-          target.copyFromSafe(rows[i], i, source);
-        }
-        target.setValueCount(count);
-      }
+      RowGather.gatherColumns(current.root(), fields, rows, count, allocator, vectors);
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;

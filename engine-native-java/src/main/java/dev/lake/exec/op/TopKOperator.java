@@ -82,17 +82,7 @@ public final class TopKOperator implements Operator {
     }
     List<FieldVector> vectors = new ArrayList<>();
     try {
-      for (int c = 0; c < schema.getFields().size(); c++) {
-        FieldVector target = schema.getFields().get(c).createVector(allocator);
-        vectors.add(target);
-        target.setInitialCapacity(kept);
-        target.allocateNew();
-        FieldVector from = batch.root().getVector(c);
-        for (int i = 0; i < kept; i++) {
-          target.copyFromSafe(keep[i], i, from);
-        }
-        target.setValueCount(kept);
-      }
+      RowGather.gatherColumns(batch.root(), schema.getFields(), keep, kept, allocator, vectors);
     } catch (RuntimeException e) {
       vectors.forEach(FieldVector::close);
       throw e;

@@ -101,17 +101,12 @@ public final class UnnestOperator implements Operator {
     int width = current.root().getFieldVectors().size();
     List<FieldVector> vectors = new ArrayList<>();
     try {
-      for (int c = 0; c < width; c++) {
-        FieldVector source = current.root().getVector(c);
-        FieldVector target = schema.getFields().get(c).createVector(allocator);
-        vectors.add(target);
-        target.setInitialCapacity(n);
-        target.allocateNew();
-        for (int r = 0; r < n; r++) {
-          target.copyFromSafe(current.row(sourceRows.get(r)), r, source);
-        }
-        target.setValueCount(n);
+      int[] physical = new int[n];
+      for (int r = 0; r < n; r++) {
+        physical[r] = current.row(sourceRows.get(r));
       }
+      RowGather.gatherColumns(current.root(), schema.getFields().subList(0, width), physical, n,
+          allocator, vectors);
       for (int k = 0; k < values.length; k++) {
         ListBatch v = values[k];
         int[] gather = new int[n];

@@ -15,6 +15,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The functions of one window over all rows of the input: a stable sort by partition keys
@@ -268,57 +269,47 @@ final class WindowEvaluator {
         } else {
           target = shifted(c.values[row], bound.offset(), add);
         }
-        int a = lo;
-        int b = hi;
-        while (a < b) {
-          int m = (a + b) >>> 1;
-          long v = c.values[ord[m]];
-          int cmp = descending ? Long.compare(target, v) : Long.compare(v, target);
-          if (cmp < 0 || (end && cmp == 0)) {
-            a = m + 1;
-          } else {
-            b = m;
-          }
-        }
-        return a;
+        long key = target;
+        return firstPast(lo, hi, end, m -> descending
+            ? Long.compare(key, c.values[ord[m]]) : Long.compare(c.values[ord[m]], key));
       }
       case Col.Doubles c -> {
         double o = ((Number) bound.offset()).doubleValue();
         double target = add ? c.values[row] + o : c.values[row] - o;
-        int a = lo;
-        int b = hi;
-        while (a < b) {
-          int m = (a + b) >>> 1;
-          double v = c.values[ord[m]];
-          int cmp = descending ? Double.compare(target, v) : Double.compare(v, target);
-          if (cmp < 0 || (end && cmp == 0)) {
-            a = m + 1;
-          } else {
-            b = m;
-          }
-        }
-        return a;
+        return firstPast(lo, hi, end, m -> descending
+            ? Double.compare(target, c.values[ord[m]]) : Double.compare(c.values[ord[m]], target));
       }
       case Col.Objects c -> {
         BigDecimal o = (BigDecimal) bound.offset();
         BigDecimal x = (BigDecimal) c.values[row];
         BigDecimal target = add ? x.add(o) : x.subtract(o);
-        int a = lo;
-        int b = hi;
-        while (a < b) {
-          int m = (a + b) >>> 1;
+        return firstPast(lo, hi, end, m -> {
           BigDecimal v = (BigDecimal) c.values[ord[m]];
-          int cmp = descending ? target.compareTo(v) : v.compareTo(target);
-          if (cmp < 0 || (end && cmp == 0)) {
-            a = m + 1;
-          } else {
-            b = m;
-          }
-        }
-        return a;
+          return descending ? target.compareTo(v) : v.compareTo(target);
+        });
       }
       case Col.Bools c -> throw new IllegalStateException("RANGE offset over a BOOLEAN key");
     }
+  }
+
+  /**
+   * Binary search over the sorted positions {@code [lo, hi)}: the first position whose key is at
+   * or past the bound ({@code end}: strictly past it), {@code compareAt(m)} comparing the key at
+   * position {@code m} with the bound value in the key's direction.
+   */
+  private static int firstPast(int lo, int hi, boolean end, IntUnaryOperator compareAt) {
+    int a = lo;
+    int b = hi;
+    while (a < b) {
+      int m = (a + b) >>> 1;
+      int cmp = compareAt.applyAsInt(m);
+      if (cmp < 0 || (end && cmp == 0)) {
+        a = m + 1;
+      } else {
+        b = m;
+      }
+    }
+    return a;
   }
 
   private static long saturatedTimes(long days) {

@@ -1,9 +1,6 @@
 package dev.lake.sql.tpch;
 
-import dev.lake.engine.AppendOperation;
-import dev.lake.engine.RecordBatchReader;
 import dev.lake.engine.TableEngine;
-import dev.lake.engine.TableEngineFactory;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.sql.SqlEngine;
@@ -17,20 +14,10 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.ServiceLoader;
-import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -75,9 +62,7 @@ class SqlAggregateDifferentialTest {
   @BeforeAll
   void load() throws Exception {
     allocator = new RootAllocator();
-    log = ServiceLoader.load(TableEngineFactory.class).stream().map(ServiceLoader.Provider::get)
-        .filter(f -> f.name().equals("log")).findFirst().orElseThrow()
-        .create(Map.of("log.block.rows", "500"));
+    log = Differential.logEngine(500);
     duck = DriverManager.getConnection("jdbc:duckdb:");
     MapCatalog catalog = new MapCatalog();
     Random random = new Random(7);
@@ -96,12 +81,11 @@ class SqlAggregateDifferentialTest {
             ? (random.nextBoolean() ? 1_000_000_000_000L : -1_000_000_000_000L) : (long) random.nextInt(2000) - 1000;
         Double x = random.nextInt(8) == 0 ? null : Math.round(random.nextGaussian() * 1000) / 8.0 + 1e6;
         Boolean b = random.nextInt(6) == 0 ? null : random.nextBoolean();
-        if (k == null) ((IntVector) root.getVector("k")).setNull(i); else ((IntVector) root.getVector("k")).setSafe(i, k);
-        if (s == null) ((VarCharVector) root.getVector("s")).setNull(i);
-        else ((VarCharVector) root.getVector("s")).setSafe(i, s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        if (v == null) ((BigIntVector) root.getVector("v")).setNull(i); else ((BigIntVector) root.getVector("v")).setSafe(i, v);
-        if (x == null) ((Float8Vector) root.getVector("x")).setNull(i); else ((Float8Vector) root.getVector("x")).setSafe(i, x);
-        if (b == null) ((BitVector) root.getVector("b")).setNull(i); else ((BitVector) root.getVector("b")).setSafe(i, b ? 1 : 0);
+        Differential.set(root.getVector("k"), i, k);
+        Differential.set(root.getVector("s"), i, s);
+        Differential.set(root.getVector("v"), i, v);
+        Differential.set(root.getVector("x"), i, x);
+        Differential.set(root.getVector("b"), i, b);
         insert.setObject(1, k);
         insert.setObject(2, s);
         insert.setObject(3, v);
@@ -111,15 +95,7 @@ class SqlAggregateDifferentialTest {
       }
       insert.executeBatch();
       root.setRowCount(ROWS);
-      for (int part = 0; part < 3; part++) {
-        int from = ROWS * part / 3;
-        try (VectorSchemaRoot slice = root.slice(from, ROWS * (part + 1) / 3 - from);
-            RecordBatchReader reader = new RecordBatchReader(allocator, schema(),
-                List.of(new VectorUnloader(slice).getRecordBatch()))) {
-          handle.append(new AppendOperation("fuzz", "t", UUID.randomUUID(),
-              String.format("%064x", 77L + part)), reader);
-        }
-      }
+      Differential.appendInThirds(handle, root, "fuzz", "t", 77L, allocator);
     }
     sql = new SqlEngine(catalog, Long.MAX_VALUE, 3);
   }
@@ -134,29 +110,13 @@ class SqlAggregateDifferentialTest {
 
   @Test
   void randomAggregatesWithFilterAnswerLikeDuckDb() throws Exception {
-    long seed = Long.getLong("lake.fuzz.seed", 20261202L);
-    int iterations = Integer.getInteger("lake.fuzz.iterations", 150);
-    Random random = new Random(seed);
-    for (int i = 0; i < iterations; i++) {
-      Generated q = generate(random);
-      List<List<Object>> expected;
-      try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(q.duckdb())) {
-        expected = readDuck(rs);
-      }
-      List<List<Object>> actual;
-      try (ArrowReader reader = sql.prepare(q.lake()).execute(allocator)) {
-        actual = Results.read(reader).stream().map(r -> r.stream().map(SqlAggregateDifferentialTest::list).toList()).toList();
-      } catch (RuntimeException e) {
-        throw new AssertionError("query " + i + " (seed " + seed + ") failed: " + q.lake(), e);
-      }
-      Results.assertSame("query " + i + " (seed " + seed + "): " + q.lake(), expected, actual, false);
-    }
+    Differential.assertAnswersAgree(duck, sql, allocator, 20261202L, 150,
+        SqlAggregateDifferentialTest::generate, SqlAggregateDifferentialTest::readDuck,
+        rows -> rows.stream().map(r -> r.stream().map(SqlAggregateDifferentialTest::list).toList()).toList());
   }
 
-  /** The same query as lake and as DuckDB spell it. */
-  record Generated(String lake, String duckdb) {}
-
-  private static Generated generate(Random r) {
+  /** The same query as lake and as DuckDB spell it, compared as unordered rows. */
+  private static Differential.Query generate(Random r) {
     String key = pick(r, "k", "s", "k % 3", "b", null);
     List<String[]> aggs = new ArrayList<>();
     int n = 2 + r.nextInt(3);
@@ -181,7 +141,7 @@ class SqlAggregateDifferentialTest {
       lake.append(" GROUP BY ").append(key);
       duck.append(" GROUP BY ").append(key);
     }
-    return new Generated(lake.toString(), duck.toString());
+    return new Differential.Query(lake.toString(), duck.toString(), false);
   }
 
   /** One aggregate as lake and DuckDB spell it. */

@@ -1,9 +1,6 @@
 package dev.lake.sql.tpch;
 
-import dev.lake.engine.AppendOperation;
-import dev.lake.engine.RecordBatchReader;
 import dev.lake.engine.TableEngine;
-import dev.lake.engine.TableEngineFactory;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.sql.SqlEngine;
@@ -12,25 +9,14 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.ServiceLoader;
-import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.DateDayVector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -74,9 +60,7 @@ class SqlRandomDifferentialTest {
   @BeforeAll
   void load() throws Exception {
     allocator = new RootAllocator();
-    log = ServiceLoader.load(TableEngineFactory.class).stream().map(ServiceLoader.Provider::get)
-        .filter(f -> f.name().equals("log")).findFirst().orElseThrow()
-        .create(Map.of("log.block.rows", "500"));
+    log = Differential.logEngine(500);
     duck = DriverManager.getConnection("jdbc:duckdb:");
     MapCatalog catalog = new MapCatalog();
     Random random = new Random(42);
@@ -97,11 +81,11 @@ class SqlRandomDifferentialTest {
           Long v = random.nextInt(8) == 0 ? null : (long) random.nextInt(2000) - 1000;
           Double x = random.nextInt(8) == 0 ? null : Math.round(random.nextGaussian() * 1000) / 8.0;
           LocalDate d = random.nextInt(8) == 0 ? null : LocalDate.of(2024, 1, 1).plusDays(random.nextInt(400));
-          if (k == null) ((IntVector) root.getVector("k")).setNull(i); else ((IntVector) root.getVector("k")).setSafe(i, k);
-          if (s == null) ((VarCharVector) root.getVector("s")).setNull(i); else ((VarCharVector) root.getVector("s")).setSafe(i, s.getBytes());
-          if (v == null) ((BigIntVector) root.getVector("v")).setNull(i); else ((BigIntVector) root.getVector("v")).setSafe(i, v);
-          if (x == null) ((Float8Vector) root.getVector("x")).setNull(i); else ((Float8Vector) root.getVector("x")).setSafe(i, x);
-          if (d == null) ((DateDayVector) root.getVector("d")).setNull(i); else ((DateDayVector) root.getVector("d")).setSafe(i, (int) d.toEpochDay());
+          Differential.set(root.getVector("k"), i, k);
+          Differential.set(root.getVector("s"), i, s);
+          Differential.set(root.getVector("v"), i, v);
+          Differential.set(root.getVector("x"), i, x);
+          Differential.set(root.getVector("d"), i, d);
           insert.setObject(1, k);
           insert.setObject(2, s);
           insert.setObject(3, v);
@@ -111,16 +95,7 @@ class SqlRandomDifferentialTest {
         }
         insert.executeBatch();
         root.setRowCount(rows);
-        // Three appends, so three segments: parallel plans get several morsels.
-        for (int part = 0; part < 3; part++) {
-          int from = rows * part / 3;
-          try (VectorSchemaRoot slice = root.slice(from, rows * (part + 1) / 3 - from);
-              RecordBatchReader reader = new RecordBatchReader(allocator, schema(),
-                  List.of(new VectorUnloader(slice).getRecordBatch()))) {
-            handle.append(new AppendOperation("fuzz", name, UUID.randomUUID(),
-                String.format("%064x", rows * 3L + part)), reader);
-          }
-        }
+        Differential.appendInThirds(handle, root, "fuzz", name, rows * 3L, allocator);
       }
     }
     // More workers than this machine's cores, so morsels of parallel joins and aggregates interleave.
@@ -148,24 +123,10 @@ class SqlRandomDifferentialTest {
 
   private void compare(long defaultSeed, int defaultIterations,
       java.util.function.Function<Random, String> generator) throws Exception {
-    long seed = Long.getLong("lake.fuzz.seed", defaultSeed);
-    int iterations = Integer.getInteger("lake.fuzz.iterations", defaultIterations);
-    Random random = new Random(seed);
-    for (int i = 0; i < iterations; i++) {
+    Differential.assertAnswersAgree(duck, sql, allocator, defaultSeed, defaultIterations, random -> {
       String query = generator.apply(random);
-      List<List<Object>> expected;
-      try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(query)) {
-        expected = Results.read(rs);
-      }
-      List<List<Object>> actual;
-      try (ArrowReader reader = sql.prepare(query).execute(allocator)) {
-        actual = Results.read(reader);
-      } catch (RuntimeException e) {
-        throw new AssertionError("query " + i + " (seed " + seed + ") failed: " + query, e);
-      }
-      Results.assertSame("query " + i + " (seed " + seed + "): " + query, expected, actual,
-          query.contains("ORDER BY"));
-    }
+      return new Differential.Query(query, query, query.contains("ORDER BY"));
+    }, Results::read, rows -> rows);
   }
 
   /** One random query over t (and u) in the dialect both engines share. */
