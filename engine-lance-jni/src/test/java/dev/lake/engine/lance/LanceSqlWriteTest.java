@@ -152,6 +152,21 @@ class LanceSqlWriteTest {
     assertEquals(0, allocator.getAllocatedMemory());
   }
 
+  @Test
+  void insertSelectFromALogTableAppendsToALanceTable() throws Exception {
+    // A log block's column buffers lie back to back (values right after a 1-byte bitmap), not
+    // aligned as Lance's reader requires: they are copied aligned on the way to Lance.
+    assertEquals(3, update("INSERT INTO s.lance_t SELECT * FROM s.log_t"));
+    assertEquals(2, update("CREATE TABLE s.copy WITH (engine = 'lance') AS"
+        + " SELECT id, name FROM s.log_t WHERE id > 1"));
+    assertEquals(List.of(List.of("1", "a"), List.of("1", "x"), List.of("2", "null"),
+            List.of("3", "c"), List.of("3", "z"), List.of("4", "w")),
+        query("SELECT id, name FROM s.lance_t ORDER BY id, name"));
+    assertEquals(List.of(List.of("3", "z"), List.of("4", "w")),
+        query("SELECT id, name FROM s.copy ORDER BY id"));
+    assertEquals(0, allocator.getAllocatedMemory());
+  }
+
   private long update(String text) {
     return sql.executeUpdate(text, allocator);
   }
