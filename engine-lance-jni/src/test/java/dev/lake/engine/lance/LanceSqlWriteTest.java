@@ -8,27 +8,16 @@ import dev.lake.catalog.Catalog;
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
-import dev.lake.engine.TableHandle;
-import dev.lake.engine.TableLocation;
-import dev.lake.engine.Version;
 import dev.lake.metastore.rocksdb.RocksDbMetaStore;
 import dev.lake.sql.SqlEngine;
 import dev.lake.sql.SqlException;
-import dev.lake.sql.TableName;
-import dev.lake.sql.WritableSqlCatalog;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +46,7 @@ class LanceSqlWriteTest {
       engines.put(f.name(), f.create(Map.of()));
     }
     catalog = Catalog.open(store, engines, dir.resolve("warehouse"));
-    sql = new SqlEngine(new RegistryCatalog(catalog));
+    sql = new SqlEngine(new RegistrySqlCatalog(catalog));
     update("CREATE SCHEMA s");
     update("CREATE TABLE s.lance_t (id BIGINT, name VARCHAR) WITH (engine = 'lance')");
     update("INSERT INTO s.lance_t VALUES (1, 'a'), (2, NULL), (3, 'c')");
@@ -172,78 +161,6 @@ class LanceSqlWriteTest {
   }
 
   private List<List<String>> query(String text) throws Exception {
-    List<List<String>> rows = new ArrayList<>();
-    try (ArrowReader reader = sql.prepare(text).execute(allocator)) {
-      while (reader.loadNextBatch()) {
-        VectorSchemaRoot root = reader.getVectorSchemaRoot();
-        for (int i = 0; i < root.getRowCount(); i++) {
-          List<String> row = new ArrayList<>();
-          for (FieldVector v : root.getFieldVectors()) {
-            row.add(String.valueOf(v.getObject(i)));
-          }
-          rows.add(row);
-        }
-      }
-    }
-    return rows;
-  }
-
-  /** A writable SQL view of the registry, as the server's adapter in flight. */
-  private record RegistryCatalog(Catalog catalog) implements WritableSqlCatalog {
-
-    @Override
-    public List<String> schemaNames() {
-      return catalog.namespaces();
-    }
-
-    @Override
-    public List<String> tableNames(String schema) {
-      return catalog.tables(schema).stream().map(e -> e.ident().name()).toList();
-    }
-
-    @Override
-    public Optional<TableHandle> openTable(TableName name) {
-      return catalog.readHandle(TableIdent.of(name.schema(), name.table()));
-    }
-
-    @Override
-    public void createSchema(String schema) {
-      catalog.createNamespace(schema);
-    }
-
-    @Override
-    public void dropSchema(String schema, boolean cascade) {
-      catalog.dropNamespace(schema, cascade);
-    }
-
-    @Override
-    public void createTable(TableName name, Schema schema, String engine) {
-      catalog.create(ident(name), schema, engine == null ? "log" : engine);
-    }
-
-    @Override
-    public Version createTableAs(TableName name, Schema schema, String engine, ArrowReader batches,
-        byte[] sha256) {
-      return catalog.createWith(ident(name), schema, engine == null ? "log" : engine,
-          TestData.operation(name + new String(sha256, java.nio.charset.StandardCharsets.ISO_8859_1)),
-          batches).version();
-    }
-
-    @Override
-    public void dropTable(TableName name) {
-      catalog.drop(ident(name));
-    }
-
-    @Override
-    public Version append(TableName name, TableLocation location, ArrowReader batches,
-        byte[] sha256) {
-      return catalog.append(ident(name), location,
-          TestData.operation(name + new String(sha256, java.nio.charset.StandardCharsets.ISO_8859_1)),
-          batches);
-    }
-
-    private static TableIdent ident(TableName name) {
-      return TableIdent.of(name.schema(), name.table());
-    }
+    return RegistrySqlCatalog.query(sql, text, allocator);
   }
 }
