@@ -223,12 +223,15 @@ final class InsertStatement implements PreparedUpdate {
    */
   static long run(PreparedQuery source, TableName target, Schema tableSchema, List<String> columns,
       BufferAllocator allocator, SqlEngine engine, Commit commit, Runnable none) {
+    // The query stays open until the rows moved out of its batches are released: a buffer
+    // imported through the Arrow C data interface (a Lance scan's) keeps its import, allocated
+    // in the query's allocator, alive wherever the buffer is moved, so the rows (closed first)
+    // must not outlive the query (closed after them).
     try (BufferAllocator rowsAllocator = engine.updateAllocator(allocator, "sql-insert-" + IDS.incrementAndGet());
+        ArrowReader reader = source.execute(allocator);
         InsertRows rows = new InsertRows(target, tableSchema, columns, "values", rowsAllocator)) {
-      try (ArrowReader reader = source.execute(allocator)) {
-        while (reader.loadNextBatch()) {
-          rows.add(reader.getVectorSchemaRoot());
-        }
+      while (reader.loadNextBatch()) {
+        rows.add(reader.getVectorSchemaRoot());
       }
       return commit(rows, commit, none);
     } catch (IOException e) {

@@ -10,28 +10,19 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * An {@link ArrowReader} that hands out another reader's root and batches unchanged (no copy),
- * and decides what closing it releases: either nothing of the source (a borrowed reader, for
- * handing a caller's batches to Lance, whose stream export closes what it is given), or the
- * source and the native resources it reads from (an owning reader, for scans).
+ * and when closed releases the source and the native resources it reads from (for scans).
  */
 final class ForwardingReader extends ArrowReader {
 
   private final ArrowReader source;
   private final List<AutoCloseable> owned;
-  private final boolean closeSource;
   private long rows;
 
   private ForwardingReader(
-      BufferAllocator allocator, ArrowReader source, boolean closeSource, List<AutoCloseable> owned) {
+      BufferAllocator allocator, ArrowReader source, List<AutoCloseable> owned) {
     super(allocator);
     this.source = source;
-    this.closeSource = closeSource;
     this.owned = owned;
-  }
-
-  /** A view of {@code source} whose close leaves {@code source} open. */
-  static ForwardingReader borrowing(BufferAllocator allocator, ArrowReader source) {
-    return new ForwardingReader(allocator, source, false, List.of());
   }
 
   /**
@@ -39,7 +30,7 @@ final class ForwardingReader extends ArrowReader {
    * scanners before the datasets they read). Transfers ownership of all of them.
    */
   static ForwardingReader owning(BufferAllocator allocator, ArrowReader source, AutoCloseable... owned) {
-    return new ForwardingReader(allocator, source, true, List.of(owned));
+    return new ForwardingReader(allocator, source, List.of(owned));
   }
 
   /** Rows handed out so far. */
@@ -73,9 +64,6 @@ final class ForwardingReader extends ArrowReader {
 
   @Override
   protected void closeReadSource() throws IOException {
-    if (!closeSource) {
-      return;
-    }
     Throwable failure = null;
     try {
       source.close();

@@ -318,14 +318,14 @@ final class LanceTableHandle implements TableHandle {
 
   /**
    * Exports the caller's batches as a C stream (the C Data Interface hands Lance the buffers
-   * themselves, so the export must use an allocator under the batches' own root) and lets Lance
-   * write them as data files.
+   * themselves, so the export must use an allocator under the batches' own root; misaligned
+   * buffers are copied, see {@link AligningReader}) and lets Lance write them as data files.
    */
   private List<FragmentMetadata> writeFragments(ArrowReader batches, BufferAllocator batchAllocator) {
     try (BufferAllocator exporting = batchAllocator.newChildAllocator("lance-append", 0, Long.MAX_VALUE)) {
-      ForwardingReader borrowed = ForwardingReader.borrowing(exporting, batches);
+      AligningReader aligned = new AligningReader(exporting, batches);
       try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(exporting)) {
-        Data.exportArrayStream(exporting, borrowed, stream);
+        Data.exportArrayStream(exporting, aligned, stream);
         return Fragment.create(uri, stream, store.writeParams());
       }
     } catch (RuntimeException e) {

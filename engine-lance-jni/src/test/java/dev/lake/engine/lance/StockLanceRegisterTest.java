@@ -11,25 +11,18 @@ import dev.lake.catalog.TableIdent;
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
-import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.engine.Version;
 import dev.lake.metastore.rocksdb.RocksDbMetaStore;
-import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.SqlEngine;
-import dev.lake.sql.TableName;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -133,38 +126,6 @@ class StockLanceRegisterTest {
   }
 
   private List<List<String>> query(String text) throws Exception {
-    List<List<String>> rows = new ArrayList<>();
-    try (ArrowReader reader = sql.prepare(text).execute(allocator)) {
-      while (reader.loadNextBatch()) {
-        VectorSchemaRoot root = reader.getVectorSchemaRoot();
-        for (int i = 0; i < root.getRowCount(); i++) {
-          List<String> row = new ArrayList<>();
-          for (FieldVector v : root.getFieldVectors()) {
-            row.add(String.valueOf(v.getObject(i)));
-          }
-          rows.add(row);
-        }
-      }
-    }
-    return rows;
-  }
-
-  /** The SQL front end's view of the registry (as the server's adapter, which lives in flight). */
-  private record RegistrySqlCatalog(Catalog catalog) implements SqlCatalog {
-
-    @Override
-    public List<String> schemaNames() {
-      return catalog.namespaces();
-    }
-
-    @Override
-    public List<String> tableNames(String schema) {
-      return catalog.tables(schema).stream().map(e -> e.ident().name()).toList();
-    }
-
-    @Override
-    public Optional<TableHandle> openTable(TableName name) {
-      return catalog.readHandle(TableIdent.of(name.schema(), name.table()));
-    }
+    return RegistrySqlCatalog.query(sql, text, allocator);
   }
 }
