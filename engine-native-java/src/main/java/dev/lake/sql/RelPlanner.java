@@ -48,21 +48,10 @@ import org.apache.calcite.tools.RelBuilder;
  */
 final class RelPlanner {
 
-  /**
-   * Calcite's constant reduction, except of list-valued expressions: its code generator cannot
-   * cast text to a list ({@code '[1, 2]'::FLOAT[]}); lake's kernels fold those instead.
-   */
-  private static final org.apache.calcite.rex.RexExecutor LIST_SAFE_EXECUTOR = (rexBuilder, constExps, reducedValues) -> {
-    for (org.apache.calcite.rex.RexNode e : constExps) {
-      if (e.getType().getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.ARRAY) {
-        reducedValues.add(e);
-      } else {
-        List<org.apache.calcite.rex.RexNode> one = new java.util.ArrayList<>();
-        org.apache.calcite.rex.RexUtil.EXECUTOR.reduce(rexBuilder, List.of(e), one);
-        reducedValues.addAll(one);
-      }
-    }
-  };
+  private static final SqlValidator.Config VALIDATOR_CONFIG = SqlValidator.Config.DEFAULT
+      .withIdentifierExpansion(true)
+      .withTypeCoercionFactory(LakeTypeCoercion::new)
+      .withConformance(SqlConformanceEnum.LENIENT);
 
   /** A logical plan and the tables (at their pinned snapshots) it reads. */
   record Planned(RelNode rel, List<String> names, Map<String, CalciteTables.LakeTable> tables) {}
@@ -165,10 +154,7 @@ final class RelPlanner {
     CalciteCatalogReader reader = new CalciteCatalogReader(root, List.of(), typeFactory,
         new CalciteConnectionConfigImpl(props));
     SqlValidator validator = new LakeValidator(FunctionOperators.table(), reader,
-        typeFactory, catalog, tables, SqlValidator.Config.DEFAULT
-            .withIdentifierExpansion(true)
-            .withTypeCoercionFactory(LakeTypeCoercion::new)
-            .withConformance(SqlConformanceEnum.LENIENT));
+        typeFactory, catalog, tables, VALIDATOR_CONFIG);
     SqlNode validated;
     try {
       validated = validator.validate(query);
@@ -192,8 +178,8 @@ final class RelPlanner {
   }
 
   private static RelRoot convert(Validation v, SqlNode validated) {
-    HepPlanner hep = new HepPlanner(HepProgram.builder().build());
-    hep.setExecutor(LIST_SAFE_EXECUTOR);
+    HepPlanner hep = new HepPlanner(NO_RULES);
+    hep.setExecutor(ConstantFolding.EXECUTOR);
     RexBuilder rexBuilder = new LakeRexBuilder(v.validator().getTypeFactory());
     RelOptCluster cluster = RelOptCluster.create(hep, rexBuilder);
     SqlToRelConverter converter = new SqlToRelConverter(null, v.validator(), v.reader(), cluster,
@@ -218,11 +204,7 @@ final class RelPlanner {
       rel = Windows.toWindows(rel);
     }
     if (hasSubQuery(rel)) {
-      rel = run(rel, HepProgram.builder()
-          .addRuleInstance(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE)
-          .addRuleInstance(CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE)
-          .addRuleInstance(CoreRules.JOIN_SUB_QUERY_TO_CORRELATE)
-          .build());
+      rel = run(rel, SUB_QUERY_TO_CORRELATE);
       rel = ExistsJoins.rewrite(rel, rexBuilder);
     }
     if (hasCorrelate(rel)) {
@@ -231,15 +213,17 @@ final class RelPlanner {
     }
     rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
     rel = pullFactors(rel, rexBuilder);
-    rel = run(rel, pushDown());
+    rel = run(rel, PUSH_DOWN);
+    RelNode pushed = rel;
     rel = GroupKeyReduction.apply(rel, rexBuilder);
     rel = JoinOrder.reorder(rel, relBuilder);
-    rel = run(rel, pushDown());
+    if (rel != pushed) {
+      // Both return their input itself when there is no join to change; the push-down ran to a
+      // fixed point, so running it again on an unchanged plan would fire nothing.
+      rel = run(rel, PUSH_DOWN);
+    }
     rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
-    rel = run(rel, HepProgram.builder()
-        .addRuleInstance(CoreRules.PROJECT_MERGE)
-        .addRuleInstance(CoreRules.PROJECT_REMOVE)
-        .build());
+    rel = run(rel, MERGE_PROJECTS);
     return rel;
   }
 
@@ -302,19 +286,33 @@ final class RelPlanner {
     return rel.getInputs().stream().anyMatch(RelPlanner::hasWindow);
   }
 
-  private static HepProgram pushDown() {
-    HepProgramBuilder b = HepProgram.builder();
-    b.addRuleCollection(List.of(
-        CoreRules.FILTER_INTO_JOIN,
-        CoreRules.JOIN_CONDITION_PUSH,
-        CoreRules.FILTER_PROJECT_TRANSPOSE,
-        CoreRules.FILTER_AGGREGATE_TRANSPOSE,
-        CoreRules.FILTER_MERGE,
-        CoreRules.PROJECT_MERGE,
-        CoreRules.PROJECT_REMOVE,
-        CoreRules.JOIN_PUSH_EXPRESSIONS));
-    return b.build();
-  }
+  // Hep programs are immutable (a planner keeps its own state of one), so each is built once.
+  private static final HepProgram SUB_QUERY_TO_CORRELATE = HepProgram.builder()
+      .addRuleInstance(CoreRules.FILTER_SUB_QUERY_TO_CORRELATE)
+      .addRuleInstance(CoreRules.PROJECT_SUB_QUERY_TO_CORRELATE)
+      .addRuleInstance(CoreRules.JOIN_SUB_QUERY_TO_CORRELATE)
+      .build();
+
+  /** Filter and projection push-down, run to a fixed point. */
+  private static final HepProgram PUSH_DOWN = new HepProgramBuilder()
+      .addRuleCollection(List.of(
+          CoreRules.FILTER_INTO_JOIN,
+          CoreRules.JOIN_CONDITION_PUSH,
+          CoreRules.FILTER_PROJECT_TRANSPOSE,
+          CoreRules.FILTER_AGGREGATE_TRANSPOSE,
+          CoreRules.FILTER_MERGE,
+          CoreRules.PROJECT_MERGE,
+          CoreRules.PROJECT_REMOVE,
+          CoreRules.JOIN_PUSH_EXPRESSIONS))
+      .build();
+
+  private static final HepProgram MERGE_PROJECTS = HepProgram.builder()
+      .addRuleInstance(CoreRules.PROJECT_MERGE)
+      .addRuleInstance(CoreRules.PROJECT_REMOVE)
+      .build();
+
+  /** The no-rule program of the cluster's planner (conversion only needs one to exist). */
+  private static final HepProgram NO_RULES = HepProgram.builder().build();
 
   private static RelNode run(RelNode rel, HepProgram program) {
     HepPlanner planner = new HepPlanner(program);
