@@ -33,7 +33,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * the registry only when its record's version pointer has been advanced by compare-and-set after
  * the engine made every byte of it durable. Thread-safe.
  */
-public final class Catalog implements AutoCloseable {
+public final class Catalog implements TableRegistry, AutoCloseable {
 
   private static final int PAGE = 500;
 
@@ -85,6 +85,7 @@ public final class Catalog implements AutoCloseable {
   }
 
   /** The names of the engines tables can be created with. */
+  @Override
   public List<String> engineNames() {
     return List.copyOf(new TreeSet<>(engines.keySet()));
   }
@@ -118,6 +119,7 @@ public final class Catalog implements AutoCloseable {
    *     is changed
    * @throws InvalidNameException if the name is not an identifier
    */
+  @Override
   public void createNamespace(String namespace) {
     TableIdent.checkIdentifier("namespace", namespace);
     synchronized (namespaceLock) {
@@ -141,6 +143,7 @@ public final class Catalog implements AutoCloseable {
    * @throws NamespaceNotEmptyException if it holds tables and {@code cascade} is false; nothing
    *     is changed
    */
+  @Override
   public void dropNamespace(String namespace, boolean cascade) {
     TableIdent.checkIdentifier("namespace", namespace);
     synchronized (namespaceLock) {
@@ -181,7 +184,43 @@ public final class Catalog implements AutoCloseable {
         .orElse(0L);
   }
 
+  /**
+   * The whole directory. Its generation is a digest of every record read, so it moves whenever a
+   * reader could see a change.
+   */
+  @Override
+  public RegistrySnapshot snapshot() {
+    java.security.MessageDigest digest;
+    try {
+      digest = java.security.MessageDigest.getInstance("SHA-256");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    }
+    TreeSet<String> names = new TreeSet<>();
+    for (ScanPage.Entry record : scanRecords(RegistryCodec.NAMESPACE_PREFIX)) {
+      names.add(record.key().substring(RegistryCodec.NAMESPACE_PREFIX.length()));
+      digest.update(record.key().getBytes(StandardCharsets.UTF_8));
+    }
+    List<TableEntry> tables = new ArrayList<>();
+    for (ScanPage.Entry record : scanRecords(RegistryCodec.TABLE_PREFIX)) {
+      TableEntry entry = RegistryCodec.decode(record.key(), record.value());
+      tables.add(entry);
+      names.add(entry.ident().namespace());
+      digest.update(record.key().getBytes(StandardCharsets.UTF_8));
+      digest.update(record.value());
+    }
+    long generation = java.nio.ByteBuffer.wrap(digest.digest()).getLong();
+    return new RegistrySnapshot(generation, List.copyOf(names), tables);
+  }
+
+  @Override
+  public Optional<RegistrySnapshot> snapshotIfChanged(long generation) {
+    RegistrySnapshot now = snapshot();
+    return now.generation() == generation ? Optional.empty() : Optional.of(now);
+  }
+
   /** The registry record of {@code ident}, if registered. */
+  @Override
   public Optional<TableEntry> lookup(TableIdent ident) {
     String key = RegistryCodec.tableKey(ident);
     return store.get(key).map(bytes -> RegistryCodec.decode(key, bytes));
@@ -222,6 +261,7 @@ public final class Catalog implements AutoCloseable {
    * @throws TableAlreadyExistsException if the name is taken; nothing is changed
    * @throws InvalidNameException if no engine has that name
    */
+  @Override
   public TableEntry create(TableIdent ident, Schema schema, String engine) {
     TableEngine tableEngine = engine(engine);
     ReentrantLock lock = lockFor(ident);
@@ -302,7 +342,7 @@ public final class Catalog implements AutoCloseable {
    * @throws EngineException if the engine fails; no version became visible in the registry
    */
   public Version append(TableIdent ident, AppendOperation operation, ArrowReader batches) {
-    return append(ident, Optional.empty(), operation, batches);
+    return appendAt(ident, Optional.empty(), operation, batches);
   }
 
   /**
@@ -315,6 +355,7 @@ public final class Catalog implements AutoCloseable {
    *     written for it are removed)
    * @throws InvalidNameException if no engine has that name
    */
+  @Override
   public TableEntry createWith(TableIdent ident, Schema schema, String engine,
       AppendOperation operation, ArrowReader batches) {
     TableEngine tableEngine = engine(engine);
@@ -353,10 +394,28 @@ public final class Catalog implements AutoCloseable {
    */
   public Version append(TableIdent ident, TableLocation expected, AppendOperation operation,
       ArrowReader batches) {
-    return append(ident, Optional.of(expected), operation, batches);
+    return appendAt(ident, Optional.of(expected), operation, batches);
   }
 
-  private Version append(TableIdent ident, Optional<TableLocation> expected,
+  @Override
+  public TableEntry append(TableIdent ident, Optional<UUID> incarnation,
+      AppendOperation operation, ArrowReader batches) {
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      String key = RegistryCodec.tableKey(ident);
+      byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
+      TableEntry entry = RegistryCodec.decode(key, bytes);
+      if (incarnation.isPresent() && !entry.incarnation().equals(incarnation.get())) {
+        throw new TableNotFoundException(ident);
+      }
+      return entry.withVersion(appendAt(ident, Optional.of(entry.location()), operation, batches));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private Version appendAt(TableIdent ident, Optional<TableLocation> expected,
       AppendOperation operation, ArrowReader batches) {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
@@ -387,6 +446,7 @@ public final class Catalog implements AutoCloseable {
    *
    * @throws TableNotFoundException if the table is not registered
    */
+  @Override
   public TableEntry replace(TableIdent ident, Schema schema, AppendOperation operation,
       ArrowReader batches) {
     return replace(ident, schema, fresh -> handle(fresh).append(operation, batches));
@@ -400,6 +460,7 @@ public final class Catalog implements AutoCloseable {
    * @throws TableNotFoundException if the table is not registered
    * @throws IllegalArgumentException if the engine cannot store the schema; nothing changed
    */
+  @Override
   public TableEntry replaceWithEmpty(TableIdent ident, Schema schema) {
     return replace(ident, schema, TableEntry::version);
   }
@@ -438,6 +499,7 @@ public final class Catalog implements AutoCloseable {
    *
    * @throws TableNotFoundException if the table is not registered
    */
+  @Override
   public void drop(TableIdent ident) {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
