@@ -45,6 +45,12 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class FlightSqlService {
 
   static final ServiceName SERVICE = ServiceName.create("arrow.flight.protocol", "FlightService");
+  /** The paths of the Flight methods served, and of the health service beside them. */
+  static final java.util.Set<String> METHOD_PATHS = java.util.stream.Stream.concat(
+      java.util.stream.Stream.of("Handshake", "ListActions", "GetFlightInfo", "GetSchema", "DoGet",
+          "DoPut", "DoAction", "ListFlights", "PollFlightInfo", "DoExchange").map(SERVICE::pathOf),
+      java.util.stream.Stream.of("/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"))
+      .collect(java.util.stream.Collectors.toUnmodifiableSet());
   static final String CREATE_PREPARED_STATEMENT = "CreatePreparedStatement";
   static final String CLOSE_PREPARED_STATEMENT = "ClosePreparedStatement";
   /** What a Flight SQL command or action body may carry beyond its statement's text. */

@@ -6,10 +6,15 @@ import dev.lake.sql.StatementLimits;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import dev.lake.flight.ops.Health;
+import dev.lake.flight.ops.OpsEndpoint;
+import dev.lake.flight.ops.ServerMetrics;
 import io.vertx.grpc.server.GrpcServer;
 import io.vertx.grpc.server.GrpcServerOptions;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -49,7 +54,10 @@ public final class LakeFlightServer implements AutoCloseable {
   private final BufferAllocator allocator;
   private final ThreadPoolExecutor workers;
   private final Vertx vertx;
+  private final Health health;
+  private final ServerMetrics metrics;
   private HttpServer http;
+  private OpsEndpoint ops;
   private int port = -1;
   private boolean closed;
 
@@ -66,6 +74,12 @@ public final class LakeFlightServer implements AutoCloseable {
           return thread;
         });
     this.vertx = Vertx.vertx();
+    this.health = Health.of(builder.readiness, Set.of(FlightSqlService.SERVICE.fullyQualifiedName()));
+    this.metrics = ServerMetrics.create(builder.role, FlightSqlService.METHOD_PATHS);
+    metrics.registry().gauge("lake_workers_active", workers, ThreadPoolExecutor::getActiveCount);
+    metrics.registry().gauge("lake_workers_queued", workers, w -> w.getQueue().size());
+    metrics.registry().gauge("lake_arrow_allocated_bytes", allocator,
+        BufferAllocator::getAllocatedMemory);
   }
 
   public static Builder builder() {
@@ -90,10 +104,11 @@ public final class LakeFlightServer implements AutoCloseable {
     GrpcServer grpc = GrpcServer.server(vertx,
         new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes));
     service.register(grpc);
+    health.register(grpc);
     HttpServer server = vertx.createHttpServer(new HttpServerOptions()
             .setHost(config.host)
             .setPort(config.port))
-        .requestHandler(grpc);
+        .requestHandler(metrics.instrument(grpc));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -107,6 +122,9 @@ public final class LakeFlightServer implements AutoCloseable {
     }
     http = server;
     port = server.actualPort();
+    if (config.metricsPort >= 0) {
+      ops = OpsEndpoint.start(vertx, config.metricsHost, config.metricsPort, metrics, health);
+    }
     LOG.info("lake Flight SQL server listening on {}:{}", config.host, port);
   }
 
@@ -120,6 +138,29 @@ public final class LakeFlightServer implements AutoCloseable {
       throw new IllegalStateException("server not started");
     }
     return port;
+  }
+
+  /**
+   * The port of the metrics and health endpoint.
+   *
+   * @throws IllegalStateException if not started or started without one
+   */
+  public synchronized int metricsPort() {
+    if (ops == null) {
+      throw new IllegalStateException("no metrics endpoint: the server was built without"
+          + " metricsPort or is not started");
+    }
+    return ops.port();
+  }
+
+  /** The server's health: readiness, and {@link Health#drain()} at shutdown. */
+  public Health health() {
+    return health;
+  }
+
+  /** The server's metrics, to add meters to (for example the catalog cache's). */
+  public ServerMetrics metrics() {
+    return metrics;
   }
 
   /** Worker threads running a task now (planning, executing, ingesting); for tests. */
@@ -140,6 +181,7 @@ public final class LakeFlightServer implements AutoCloseable {
       return;
     }
     closed = true;
+    health.drain();
     long graceMillis = config.shutdownGrace.toMillis();
     if (http != null) {
       await(http.shutdown(graceMillis, TimeUnit.MILLISECONDS), graceMillis + 5_000, "stopping the listener");
@@ -153,6 +195,9 @@ public final class LakeFlightServer implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (ops != null) {
+      ops.close();
     }
     await(vertx.close(), 10_000, "stopping Vert.x");
     allocator.close();
@@ -194,8 +239,43 @@ public final class LakeFlightServer implements AutoCloseable {
     private Duration queryTimeout;
     private StatementLimits statementLimits = StatementLimits.DEFAULTS;
     private long workerStackBytes = DEFAULT_WORKER_STACK_BYTES;
+    private BooleanSupplier readiness = () -> true;
+    private String role = "dev";
+    private String metricsHost = "127.0.0.1";
+    private int metricsPort = -1;
 
     private Builder() {}
+
+    /**
+     * When the server is ready for work, as its gRPC health service and {@code /health/ready}
+     * report (a Query replica: once its catalog has a first snapshot); default always. Asked on
+     * every health check: it must be cheap and must not block. Readiness ends for good when the
+     * server starts closing.
+     */
+    public Builder readiness(BooleanSupplier readiness) {
+      this.readiness = Objects.requireNonNull(readiness, "readiness");
+      return this;
+    }
+
+    /** The process's role, a tag on every metric: {@code dev} (default), {@code query}. */
+    public Builder role(String role) {
+      this.role = Objects.requireNonNull(role, "role");
+      return this;
+    }
+
+    /**
+     * Serves {@code /metrics} (Prometheus) and {@code /health/live|ready} over HTTP on a loopback
+     * {@code host:port} (port 0 picks a free one; see {@link LakeFlightServer#metricsPort()});
+     * default: no such endpoint.
+     */
+    public Builder metrics(String host, int port) {
+      if (port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("metrics port must be 0..65535, got " + port);
+      }
+      this.metricsHost = Objects.requireNonNull(host, "host");
+      this.metricsPort = port;
+      return this;
+    }
 
     /**
      * The limits every statement's text is checked against before it is parsed (statement
