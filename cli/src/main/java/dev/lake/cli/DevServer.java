@@ -52,6 +52,15 @@ final class DevServer implements AutoCloseable {
 
   /** As {@link #start(Path, String, int)}, each SQL query held to {@code limits}. */
   static DevServer start(Path dataDir, String host, int port, QueryLimits limits) {
+    return start(dataDir, host, port, limits, null);
+  }
+
+  /**
+   * As {@link #start(Path, String, int, QueryLimits)}, with metrics and health probes on the
+   * loopback {@code metricsPort} unless it is null.
+   */
+  static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
+      Integer metricsPort) {
     if (!isLoopback(host)) {
       throw new IllegalArgumentException("lake dev listens on loopback only (plaintext, no auth);"
           + " got --host " + host);
@@ -73,6 +82,9 @@ final class DevServer implements AutoCloseable {
           .allocator(allocator)
           .host(host)
           .port(port);
+      if (metricsPort != null) {
+        builder.metrics(host, metricsPort);
+      }
       if (limits.timeout() != null) {
         builder.queryTimeout(limits.timeout());
       }
@@ -93,6 +105,10 @@ final class DevServer implements AutoCloseable {
 
   int port() {
     return server.port();
+  }
+
+  int metricsPort() {
+    return server.metricsPort();
   }
 
   boolean demoCreated() {

@@ -67,6 +67,27 @@ final class LakeProcess implements AutoCloseable {
     return List.copyOf(output);
   }
 
+  /**
+   * The first line of output matching {@code pattern}, waiting for it as long as the process
+   * lives (at most 60 s).
+   */
+  Matcher awaitLine(Pattern pattern) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      for (String line : output) {
+        Matcher m = pattern.matcher(line);
+        if (m.find()) {
+          return m;
+        }
+      }
+      if (!process.isAlive()) {
+        break;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("no line matching " + pattern + " in: " + output);
+  }
+
   /** Sends SIGTERM and waits for the exit code. */
   int terminate() throws InterruptedException {
     // Through the handle: Process.destroy() would also close our end of the output pipe, losing

@@ -109,7 +109,6 @@ public final class SqlCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    quietArrowLogs();
     try (SqlSession session = open()) {
       if (statement != null) {
         return script(session, new StringReader(statement), out, err);
@@ -189,18 +188,6 @@ public final class SqlCommand implements Callable<Integer> {
       case FAILED -> STATEMENT_FAILED;
       case UNREACHABLE -> UNREACHABLE;
     };
-  }
-
-  /**
-   * Standard error is for the statements' errors: Arrow's start-up INFO lines (allocator
-   * choice) would land between them. Set before the first Arrow class logs; an explicit setting
-   * wins.
-   */
-  private static void quietArrowLogs() {
-    String key = "org.slf4j.simpleLogger.log.org.apache.arrow";
-    if (System.getProperty(key) == null) {
-      System.setProperty(key, "warn");
-    }
   }
 
   private static boolean onTerminal() {
