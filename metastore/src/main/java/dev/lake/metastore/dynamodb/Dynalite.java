@@ -16,9 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A dynalite server (the open-source DynamoDB implementation from npm) run by the machine's
- * Node.js on a free loopback port, in memory, for tests and benchmarks. It is installed into
- * {@code <repo>/.tools/dynalite} (as {@code .ci/run} does) if missing. The server also exits when
- * this JVM does, because it watches its standard input.
+ * Node.js on a loopback port: in memory for tests and benchmarks, or persisted under a folder for
+ * {@code lake cluster}. It is installed into {@code <repo>/.tools/dynalite} (as {@code .ci/run}
+ * does) if missing. The server also exits when this JVM does, because it watches its standard
+ * input.
  */
 public final class Dynalite implements AutoCloseable {
 
@@ -55,21 +56,38 @@ public final class Dynalite implements AutoCloseable {
    * @throws IllegalStateException naming what is missing (Node.js, npm) or why it did not start
    */
   public static Dynalite start() {
+    return start(null, null);
+  }
+
+  /**
+   * Installs dynalite if needed and starts it on a free loopback port, its tables persisted under
+   * {@code storeDirectory} (in memory when null), its output in {@code logFile} (a temporary file,
+   * deleted on close, when null).
+   *
+   * @throws IllegalStateException naming what is missing (Node.js, npm) or why it did not start
+   */
+  public static Dynalite start(Path storeDirectory, Path logFile) {
     Path home = installedHome();
     IllegalStateException last = null;
     for (int attempt = 0; attempt < 3; attempt++) {
       int port = freePort();
       try {
-        Path log = Files.createTempFile("dynalite-" + port + "-", ".log");
-        Process process = new ProcessBuilder("node", home.resolve("launch.js").toString(),
+        Path log = logFile != null ? logFile : Files.createTempFile("dynalite-" + port + "-", ".log");
+        List<String> command = new java.util.ArrayList<>(List.of("node",
+            home.resolve("launch.js").toString(),
             "--host", "127.0.0.1", "--port", Integer.toString(port),
-            "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
+            "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0"));
+        if (storeDirectory != null) {
+          Files.createDirectories(storeDirectory);
+          command.addAll(List.of("--path", storeDirectory.toAbsolutePath().toString()));
+        }
+        Process process = new ProcessBuilder(command)
             .directory(home.toFile())
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
         if (awaitListening(process, log)) {
-          return new Dynalite(process, port, log);
+          return new Dynalite(process, port, logFile == null ? log : null);
         }
         stop(process);
         last = new IllegalStateException("dynalite did not start on port " + port + ": "
@@ -106,11 +124,23 @@ public final class Dynalite implements AutoCloseable {
     } catch (IllegalStateException shuttingDown) {
       // The hook runs anyway.
     }
-    try {
-      Files.deleteIfExists(log);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    if (log != null) {
+      try {
+        Files.deleteIfExists(log);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
+  }
+
+  /** The server's process id. */
+  public long pid() {
+    return process.pid();
+  }
+
+  /** The loopback port it listens on. */
+  public int port() {
+    return port;
   }
 
   /** The dynalite folder, installing dynalite with npm under a file lock if it is missing. */
@@ -155,8 +185,8 @@ public final class Dynalite implements AutoCloseable {
       }
     }
     throw new IllegalStateException("cannot find the lake repository above "
-        + Path.of("").toAbsolutePath() + " (to install dynalite under .tools/); set"
-        + " -Dlake.repository=<path>");
+        + Path.of("").toAbsolutePath() + " (to install dynalite under .tools/); run lake from"
+        + " its checkout or set -Dlake.repository=<path>");
   }
 
   private static void requireTool(String tool) {
@@ -167,7 +197,7 @@ public final class Dynalite implements AutoCloseable {
         throw new IllegalStateException(tool + " --version failed");
       }
     } catch (IOException e) {
-      throw new IllegalStateException("the DynamoDB tests run dynalite " + VERSION + " with "
+      throw new IllegalStateException("dynalite " + VERSION + " (a DynamoDB server) runs with "
           + "Node.js, but '" + tool + "' is not on the PATH; install Node.js and npm (for example"
           + " `apt-get install -y nodejs npm`) or run .ci/run", e);
     } catch (InterruptedException e) {
