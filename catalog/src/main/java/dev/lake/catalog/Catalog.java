@@ -901,6 +901,7 @@ public final class Catalog implements TableRegistry, AutoCloseable {
           store.deleteIfEquals(e.key(), e.value());
         } else {
           finishDrop(tomb, e.value());
+          bumpDirectoryGeneration(); // the interrupted drop may not have moved it
         }
       } finally {
         lock.unlock();
