@@ -71,7 +71,8 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   /** Visible changes made by this authority since it opened: the low half of the generation. */
   private final AtomicLong changes = new AtomicLong();
   private volatile long authoritySeed;
-  private final Object cursorLock = new Object();
+  private final Object expiryLock = new Object();
+  private final Object maintenanceLock = new Object();
   private Optional<String> expiryCursor = Optional.empty();
   private Optional<String> maintenanceCursor = Optional.empty();
 
@@ -667,7 +668,7 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   public OperationExpiry expireOperations(int pageSize) {
     dev.lake.metastore.Keys.checkPageSize(pageSize);
     Instant horizon = clock.instant().minus(settings.operationRetention());
-    synchronized (cursorLock) {
+    synchronized (expiryLock) {
       ScanPage page = store.scan(OperationRecord.PREFIX, expiryCursor, pageSize);
       int removed = 0;
       for (ScanPage.Entry e : page.entries()) {
@@ -700,7 +701,7 @@ public final class Catalog implements TableRegistry, AutoCloseable {
    */
   public MaintenancePass maintain(MaintenancePolicy policy, int maxTables, BooleanSupplier stop) {
     dev.lake.metastore.Keys.checkPageSize(maxTables);
-    synchronized (cursorLock) {
+    synchronized (maintenanceLock) {
       ScanPage page = store.scan(RegistryCodec.TABLE_PREFIX, maintenanceCursor, maxTables);
       int tables = 0;
       int advanced = 0;
@@ -874,7 +875,11 @@ public final class Catalog implements TableRegistry, AutoCloseable {
           ReentrantLock lock = lockFor(record.ident());
           lock.lock();
           try {
-            resolve(new Stored(e.key(), record, e.value()));
+            // Re-read under the table's lock: a write of this process may have moved it.
+            Optional<Stored> now = operations.read(e.key());
+            if (now.isPresent() && !now.get().record().state().terminal()) {
+              resolve(now.get());
+            }
           } finally {
             lock.unlock();
           }
