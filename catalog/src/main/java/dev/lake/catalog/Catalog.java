@@ -445,6 +445,9 @@ public final class Catalog implements TableRegistry, AutoCloseable {
       record = operations.move(record, record.record().engineCommitted(committed.version(), clock.instant()));
       if (!store.compareAndSet(RegistryCodec.tableKey(ident), Optional.empty(),
           RegistryCodec.encode(committed))) {
+        if (registeredAs(ident, incarnation)) {
+          return committed; // a successor finished this operation (and recorded it)
+        }
         discard(fresh);
         operations.move(record, record.record().finished(State.ABORTED, Optional.empty(), clock.instant()));
         throw new TableAlreadyExistsException(ident);
@@ -572,6 +575,9 @@ public final class Catalog implements TableRegistry, AutoCloseable {
       TableEntry committed = fresh.withVersion(engineAppend(record, fresh, operation, batches, true));
       record = operations.move(record, record.record().engineCommitted(committed.version(), clock.instant()));
       if (!store.compareAndSet(key, Optional.of(oldBytes), RegistryCodec.encode(committed))) {
+        if (registeredAs(ident, incarnation)) {
+          return committed; // a successor finished this operation (and recorded it)
+        }
         discard(fresh);
         operations.move(record, record.record().finished(State.ABORTED, Optional.empty(), clock.instant()));
         throw new ConcurrentChangeException(ident, "replacing it");
@@ -853,17 +859,57 @@ public final class Catalog implements TableRegistry, AutoCloseable {
         return operations.move(stored, record.finished(State.COMMITTED, version, now));
       }
       case CREATE, REPLACE -> {
+        if (entry.isEmpty() && record.state() == State.ENGINE_COMMITTED && registerInterrupted(record)) {
+          entry = lookup(record.ident()).filter(e -> e.incarnation().equals(record.incarnation()));
+        }
         if (entry.isPresent()) {
           record.oldLocation().ifPresent(old -> engine(record.engine()).drop(old));
-          Optional<Version> version = record.resultVersion().or(() -> Optional.of(entry.get().version()));
+          Version registered = entry.get().version();
+          Optional<Version> version = record.resultVersion().or(() -> Optional.of(registered));
           return operations.move(stored, record.finished(State.COMMITTED, version, now));
         }
+        // Aborted first: a paused predecessor still running this operation is then fenced at
+        // its next move of the record, before it could register the files removed here.
+        Stored aborted = operations.move(stored, record.finished(State.ABORTED, Optional.empty(), now));
         closeHandle(record.incarnation());
         engine(record.engine()).drop(record.location());
-        return operations.move(stored, record.finished(State.ABORTED, Optional.empty(), now));
+        return aborted;
       }
       default -> throw new IllegalStateException("unknown operation kind " + record.kind());
     }
+  }
+
+  /**
+   * Finishes the registry step of a create or replace whose engine data is complete
+   * ({@code engine_committed}): registers the fresh incarnation if the name is still free (create)
+   * or still holds the replaced incarnation at the base version (replace).
+   *
+   * @return whether the incarnation is now registered
+   */
+  private boolean registerInterrupted(OperationRecord record) {
+    TableEngine engine = engine(record.engine());
+    Optional<TableHandle> files = engine.open(record.location());
+    if (files.isEmpty() || record.resultVersion().isEmpty()
+        || files.get().currentVersion().compareTo(record.resultVersion().get()) < 0) {
+      files.ifPresent(TableHandle::close);
+      return false;
+    }
+    TableEntry fresh = new TableEntry(record.ident(), record.incarnation(), engine.name(),
+        record.location(), record.resultVersion().get(), files.get().schema(), record.reservedAt());
+    String key = RegistryCodec.tableKey(record.ident());
+    Optional<byte[]> current = store.get(key);
+    boolean expected = record.kind() == Kind.CREATE ? current.isEmpty()
+        : current.map(b -> RegistryCodec.decode(key, b))
+            .filter(e -> record.oldLocation().equals(Optional.of(e.location()))
+                && e.version().number() == record.base())
+            .isPresent();
+    if (!expected || !store.compareAndSet(key, current, RegistryCodec.encode(fresh))) {
+      files.get().close();
+      return false;
+    }
+    handles.put(record.incarnation(), files.get());
+    bumpDirectoryGeneration();
+    return true;
   }
 
   /** Resolves every operation record a predecessor left in progress. */
@@ -919,6 +965,10 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     closeHandle(tomb.incarnation());
     engine(tomb.engine()).drop(tomb.location());
     store.deleteIfEquals(DropTombstone.key(tomb.ident()), tombBytes);
+  }
+
+  private boolean registeredAs(TableIdent ident, UUID incarnation) {
+    return lookup(ident).filter(e -> e.incarnation().equals(incarnation)).isPresent();
   }
 
   private static CatalogException missingEvidence(TableIdent ident, AppendOperation operation) {
