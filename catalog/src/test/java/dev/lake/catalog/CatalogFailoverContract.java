@@ -141,6 +141,39 @@ abstract class CatalogFailoverContract {
     assertEquals(3, rows(successor));
   }
 
+  @Test
+  void aFormerLeaderPausedBeforeRegisteringACreateIsFencedAndTheSuccessorFinishedIt() throws Exception {
+    FaultyMetaStore paused = new FaultyMetaStore(new GuardedMetaStore(store, a));
+    Catalog pausing = Catalog.open(paused, Map.of("log", log),
+        CatalogSettings.of(dir.resolve("warehouse")).withClock(clockA));
+    AppendOperation op = Rows.operation(T, 1);
+    paused.failWrite(3, FaultyMetaStore.Mode.PAUSE); // held just before the registry's create
+    java.util.concurrent.CompletableFuture<TableEntry> late =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try (RecordBatchReader rows = Rows.ids(allocator, 0, 4)) {
+            return pausing.createWith(T, Rows.IDS, "log", op, rows);
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
+    paused.awaitPaused();
+    takeOver(); // reconciles: the engine data is complete, so the successor registers it
+    TableEntry registered = successor.lookup(T).orElseThrow();
+    assertEquals(4, rows(successor));
+    paused.resume();
+    // Its registry write meets the key the successor wrote: refused by the fence, precisely.
+    java.util.concurrent.ExecutionException refused =
+        assertThrows(java.util.concurrent.ExecutionException.class, late::get);
+    assertTrue(refused.getCause() instanceof FencedException, refused.getCause().toString());
+    assertEquals(registered, successor.lookup(T).orElseThrow());
+    assertEquals(4, rows(successor), "its files were not removed");
+    // The client's retry through the successor is a replay of the registered table.
+    try (RecordBatchReader rows = Rows.ids(allocator, 0, 4)) {
+      assertEquals(registered, successor.createWith(T, Rows.IDS, "log", op, rows));
+    }
+    pausing.close();
+  }
+
   private void takeOver() {
     clockB.advance(LEASE.ttl().plusSeconds(1));
     assertTrue(b.campaign().isPresent());

@@ -15,13 +15,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FaultyMetaStore implements MetaStore {
 
-  /** Whether the failing write is lost (never applied) or applied with its reply lost. */
-  public enum Mode { BEFORE, AFTER }
+  /**
+   * Whether the chosen write is lost (never applied), applied with its reply lost, or held
+   * (the writer pauses before it until {@link #resume()}, then it goes through).
+   */
+  public enum Mode { BEFORE, AFTER, PAUSE }
 
   private final MetaStore store;
   private final AtomicInteger countdown = new AtomicInteger(-1);
   private final AtomicInteger writes = new AtomicInteger();
   private volatile Mode mode = Mode.BEFORE;
+  private final java.util.concurrent.CountDownLatch paused = new java.util.concurrent.CountDownLatch(1);
+  private final java.util.concurrent.CountDownLatch resumed = new java.util.concurrent.CountDownLatch(1);
 
   public FaultyMetaStore(MetaStore store) {
     this.store = store;
@@ -31,6 +36,16 @@ public final class FaultyMetaStore implements MetaStore {
   public void failWrite(int n, Mode how) {
     mode = how;
     countdown.set(n);
+  }
+
+  /** Waits until the writer is held at the chosen write ({@link Mode#PAUSE}). */
+  public void awaitPaused() throws InterruptedException {
+    paused.await();
+  }
+
+  /** Lets the held write go through. */
+  public void resume() {
+    resumed.countDown();
   }
 
   /** Writes seen so far, failed ones included. */
@@ -84,7 +99,18 @@ public final class FaultyMetaStore implements MetaStore {
 
   private boolean due() {
     writes.incrementAndGet();
-    return countdown.get() > 0 && countdown.decrementAndGet() == 0;
+    boolean due = countdown.get() > 0 && countdown.decrementAndGet() == 0;
+    if (due && mode == Mode.PAUSE) {
+      paused.countDown();
+      try {
+        resumed.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new MetaStoreException("interrupted while held before a write");
+      }
+      return false;
+    }
+    return due;
   }
 
   private MetaStoreException injected(String key) {
