@@ -1,7 +1,13 @@
 package dev.lake.catalog;
 
+import dev.lake.catalog.OperationRecord.Kind;
+import dev.lake.catalog.OperationRecord.State;
+import dev.lake.catalog.OperationRecords.Stored;
 import dev.lake.engine.AppendOperation;
+import dev.lake.engine.CapabilityNotSupportedException;
+import dev.lake.engine.CommitConflictException;
 import dev.lake.engine.EngineException;
+import dev.lake.engine.MaintenancePolicy;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
@@ -10,10 +16,12 @@ import dev.lake.engine.Version;
 import dev.lake.metastore.MetaStore;
 import dev.lake.metastore.ScanPage;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +29,9 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -31,45 +41,88 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>Writes to one table are serialized by this process; a version becomes visible to readers of
  * the registry only when its record's version pointer has been advanced by compare-and-set after
- * the engine made every byte of it durable. Thread-safe.
+ * the engine made every byte of it durable. Writes carrying an {@link AppendOperation} are
+ * exactly-once by its operation id (see docs/metasrv.md): each has an operation record that moves
+ * {@code reserved → engine_committed → committed} (or {@code aborted}), an identical retry returns
+ * the original result and the same id with another payload is an {@link
+ * OperationConflictException}. Drops are persisted procedures ({@link DropTombstone}). Every write
+ * goes through the store handed in, so over a fenced leader view of the store the whole authority
+ * is fenced. Thread-safe.
+ *
+ * <p>One catalog is the authority over its store at a time (the leader); {@link #open} is its
+ * takeover: it finishes what a predecessor left half-done before serving.
  */
 public final class Catalog implements TableRegistry, AutoCloseable {
 
+  private static final System.Logger LOG = System.getLogger(Catalog.class.getName());
   private static final int PAGE = 500;
+  /** Bumped by every open: the high half of this authority's {@link #generation()}. */
+  static final String AUTHORITY_GENERATION = "gen/authority";
 
   private final MetaStore store;
   private final Map<String, TableEngine> engines;
-  private final Path warehouse;
+  private final Placement placement;
+  private final CatalogSettings settings;
   private final Clock clock;
+  private final OperationRecords operations;
   private final ConcurrentHashMap<TableIdent, ReentrantLock> writeLocks = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<UUID, TableHandle> handles = new ConcurrentHashMap<>();
   private final Object namespaceLock = new Object();
+  /** Visible changes made by this authority since it opened: the low half of the generation. */
+  private final AtomicLong changes = new AtomicLong();
+  private volatile long authoritySeed;
+  private final Object expiryLock = new Object();
+  private final Object maintenanceLock = new Object();
+  private Optional<String> expiryCursor = Optional.empty();
+  private Optional<String> maintenanceCursor = Optional.empty();
 
-  private Catalog(MetaStore store, Map<String, TableEngine> engines, Path warehouse, Clock clock) {
+  private Catalog(MetaStore store, Map<String, TableEngine> engines, CatalogSettings settings) {
     this.store = store;
     this.engines = Map.copyOf(engines);
-    this.warehouse = warehouse.toAbsolutePath().normalize();
-    this.clock = clock;
+    this.placement = settings.placement();
+    this.settings = settings;
+    this.clock = settings.clock();
+    this.operations = new OperationRecords(store);
   }
 
   /**
-   * Opens the registry over {@code store}, with table files under {@code warehouse}. Versions an
-   * engine committed after the registry last recorded them (a crash between the two writes) are
-   * rolled forward, since every such version is complete and durable.
+   * Opens the registry over {@code store}, with table files under the local {@code warehouse};
+   * as {@link #open(MetaStore, Map, CatalogSettings)} with the defaults.
    *
    * @param engines the engines tables may use, by {@link TableEngine#name()}; not closed by the
    *     catalog
    */
   public static Catalog open(MetaStore store, Map<String, TableEngine> engines, Path warehouse) {
+    return open(store, engines, CatalogSettings.of(warehouse));
+  }
+
+  /**
+   * Opens the registry over {@code store} and takes over its authority: finishes every drop a
+   * predecessor left half-done (or rolls it back if the table's record was never removed),
+   * finishes or aborts every operation it left {@code reserved} or {@code engine_committed}, and
+   * rolls forward versions an engine committed after the registry last recorded them (each is
+   * complete and durable).
+   *
+   * @throws dev.lake.metastore.MetaStoreException as the store refuses or fails a write (for a
+   *     fenced view: {@code NotLeaderException}, {@code FencedException}); what was finished so
+   *     far stays finished, the rest is finished by the next open
+   */
+  public static Catalog open(MetaStore store, Map<String, TableEngine> engines, CatalogSettings settings) {
     if (engines.isEmpty()) {
       throw new IllegalArgumentException("a catalog needs at least one table engine");
     }
-    try {
-      Files.createDirectories(warehouse);
-    } catch (IOException e) {
-      throw new CatalogException("cannot create the warehouse directory " + warehouse, e);
+    if (settings.placement().isLocal()) {
+      Path root = Path.of(settings.placement().root());
+      try {
+        Files.createDirectories(root);
+      } catch (IOException e) {
+        throw new CatalogException("cannot create the warehouse directory " + root, e);
+      }
     }
-    Catalog catalog = new Catalog(store, engines, warehouse, Clock.systemUTC());
+    Catalog catalog = new Catalog(store, engines, settings);
+    catalog.authoritySeed = catalog.takeAuthorityGeneration();
+    catalog.resumeDrops();
+    catalog.reconcileOperations();
     for (ScanPage.Entry record : catalog.scanRecords(RegistryCodec.TABLE_PREFIX)) {
       TableEntry entry = RegistryCodec.decode(record.key(), record.value());
       try {
@@ -77,11 +130,15 @@ public final class Catalog implements TableRegistry, AutoCloseable {
       } catch (dev.lake.engine.CorruptTableException e) {
         // One damaged table must not keep the others from being served: it stays registered
         // and every read of it reports the damage.
-        System.getLogger(Catalog.class.getName()).log(System.Logger.Level.WARNING,
-            "table lake." + entry.ident() + " is damaged and was not rolled forward", e);
+        LOG.log(Level.WARNING, "table lake." + entry.ident() + " is damaged and was not rolled forward", e);
       }
     }
     return catalog;
+  }
+
+  /** Where this catalog places the tables it creates. */
+  public Placement placement() {
+    return placement;
   }
 
   /** The names of the engines tables can be created with. */
@@ -185,38 +242,40 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   }
 
   /**
-   * The whole directory. Its generation is a digest of every record read, so it moves whenever a
-   * reader could see a change.
+   * The registry generation: moves on every change a reader of {@link #snapshot()} could see
+   * (namespace or table created or dropped, table replaced, version appended or made by
+   * maintenance), and on nothing else. It costs no store access: the high 32 bits are this
+   * authority's number, taken from {@code gen/authority} by one compare-and-set at {@link #open}
+   * (so above every predecessor's), the low 32 bits count the changes this authority made.
+   */
+  public long generation() {
+    return (authoritySeed << 32) + changes.get();
+  }
+
+  /**
+   * The whole directory. Its generation is read before the directory, so a change made during
+   * the read yields a snapshot that the next {@link #snapshotIfChanged} replaces.
    */
   @Override
   public RegistrySnapshot snapshot() {
-    java.security.MessageDigest digest;
-    try {
-      digest = java.security.MessageDigest.getInstance("SHA-256");
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
+    long generation = generation();
     TreeSet<String> names = new TreeSet<>();
     for (ScanPage.Entry record : scanRecords(RegistryCodec.NAMESPACE_PREFIX)) {
       names.add(record.key().substring(RegistryCodec.NAMESPACE_PREFIX.length()));
-      digest.update(record.key().getBytes(StandardCharsets.UTF_8));
     }
     List<TableEntry> tables = new ArrayList<>();
     for (ScanPage.Entry record : scanRecords(RegistryCodec.TABLE_PREFIX)) {
       TableEntry entry = RegistryCodec.decode(record.key(), record.value());
       tables.add(entry);
       names.add(entry.ident().namespace());
-      digest.update(record.key().getBytes(StandardCharsets.UTF_8));
-      digest.update(record.value());
     }
-    long generation = java.nio.ByteBuffer.wrap(digest.digest()).getLong();
     return new RegistrySnapshot(generation, List.copyOf(names), tables);
   }
 
+  /** Empty at once, without reading the store, when {@code generation} is current. */
   @Override
   public Optional<RegistrySnapshot> snapshotIfChanged(long generation) {
-    RegistrySnapshot now = snapshot();
-    return now.generation() == generation ? Optional.empty() : Optional.of(now);
+    return generation == generation() ? Optional.empty() : Optional.of(snapshot());
   }
 
   /** The registry record of {@code ident}, if registered. */
@@ -270,7 +329,7 @@ public final class Catalog implements TableRegistry, AutoCloseable {
       if (lookup(ident).isPresent()) {
         throw new TableAlreadyExistsException(ident);
       }
-      TableEntry entry = createIncarnation(ident, schema, tableEngine);
+      TableEntry entry = createIncarnation(ident, UuidV7.generate(clock), schema, tableEngine);
       if (!store.compareAndSet(RegistryCodec.tableKey(ident), Optional.empty(),
           RegistryCodec.encode(entry))) {
         discard(entry);
@@ -336,49 +395,65 @@ public final class Catalog implements TableRegistry, AutoCloseable {
    * Appends {@code batches} to the table as one new version and advances the registry to it.
    * The reader is consumed, not closed.
    *
-   * @return the new version
+   * @return the new version (for a retry of a committed operation: its original version)
    * @throws TableNotFoundException if the table is not registered
+   * @throws OperationConflictException if the operation id was used for another write
    * @throws dev.lake.engine.SchemaMismatchException if the batches' schema differs; nothing changed
    * @throws EngineException if the engine fails; no version became visible in the registry
    */
   public Version append(TableIdent ident, AppendOperation operation, ArrowReader batches) {
-    return appendAt(ident, Optional.empty(), operation, batches);
+    return append(ident, Optional.empty(), Optional.empty(), operation, batches).version();
   }
 
   /**
    * Creates a table holding exactly {@code batches} as its first version, atomically: the
    * registry record is written only after the engine committed the data, so readers (and a
    * restart after a crash) see no table or the whole table, never an empty one. The reader is
-   * consumed, not closed.
+   * consumed, not closed. A retry of a committed operation returns the table as it created it.
    *
    * @throws TableAlreadyExistsException if the name is taken; nothing is changed (the files
    *     written for it are removed)
    * @throws InvalidNameException if no engine has that name
+   * @throws OperationConflictException if the operation id was used for another write
    */
   @Override
   public TableEntry createWith(TableIdent ident, Schema schema, String engine,
       AppendOperation operation, ArrowReader batches) {
     TableEngine tableEngine = engine(engine);
+    String opKey = OperationRecord.key(ident, operation);
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
+      Optional<Stored> previous = operations.read(opKey);
+      if (previous.isPresent()) {
+        previous.get().record().requireSame(Kind.CREATE, ident, operation);
+        Stored done = previous.get().record().state().terminal() ? previous.get() : resolve(previous.get());
+        if (done.record().state() == State.COMMITTED) {
+          return replayed(done.record());
+        }
+        previous = Optional.of(done);
+      }
       if (lookup(ident).isPresent()) {
         throw new TableAlreadyExistsException(ident);
       }
-      TableEntry fresh = createIncarnation(ident, schema, tableEngine);
-      TableEntry committed;
-      try {
-        committed = fresh.withVersion(handle(fresh).append(operation, batches));
-      } catch (RuntimeException e) {
-        discard(fresh);
-        throw e;
-      }
+      UUID incarnation = UuidV7.generate(clock);
+      Stored record = operations.create(opKey, previous, OperationRecord.reserve(Kind.CREATE, ident,
+          operation, incarnation, tableEngine.name(), placement.location(ident, incarnation), -1,
+          Optional.empty(), clock.instant()));
+      TableEntry fresh = createIncarnation(ident, incarnation, schema, tableEngine);
+      TableEntry committed = fresh.withVersion(engineAppend(record, fresh, operation, batches, true));
+      record = operations.move(record, record.record().engineCommitted(committed.version(), clock.instant()));
       if (!store.compareAndSet(RegistryCodec.tableKey(ident), Optional.empty(),
           RegistryCodec.encode(committed))) {
+        if (registeredAs(ident, incarnation)) {
+          return committed; // a successor finished this operation (and recorded it)
+        }
         discard(fresh);
+        operations.move(record, record.record().finished(State.ABORTED, Optional.empty(), clock.instant()));
         throw new TableAlreadyExistsException(ident);
       }
       bumpDirectoryGeneration();
+      operations.move(record, record.record().finished(State.COMMITTED, Optional.empty(), clock.instant()));
       return committed;
     } finally {
       lock.unlock();
@@ -394,46 +469,71 @@ public final class Catalog implements TableRegistry, AutoCloseable {
    */
   public Version append(TableIdent ident, TableLocation expected, AppendOperation operation,
       ArrowReader batches) {
-    return appendAt(ident, Optional.of(expected), operation, batches);
+    return append(ident, Optional.empty(), Optional.of(expected), operation, batches).version();
   }
 
+  /**
+   * The append commit protocol: verify the operation record (an identical committed one is
+   * replayed without writing, another digest is a conflict), CAS-create it {@code reserved},
+   * append in the engine, record {@code engine_committed}, CAS-advance the registry pointer,
+   * record {@code committed}. A record a failed attempt left {@code reserved} or
+   * {@code engine_committed} is continued: the engine is asked first whether it committed the
+   * operation, so a retry never appends twice.
+   *
+   * @throws OperationConflictException if the operation id was used for another write
+   */
   @Override
   public TableEntry append(TableIdent ident, Optional<UUID> incarnation,
       AppendOperation operation, ArrowReader batches) {
-    ReentrantLock lock = lockFor(ident);
-    lock.lock();
-    try {
-      String key = RegistryCodec.tableKey(ident);
-      byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
-      TableEntry entry = RegistryCodec.decode(key, bytes);
-      if (incarnation.isPresent() && !entry.incarnation().equals(incarnation.get())) {
-        throw new TableNotFoundException(ident);
-      }
-      return entry.withVersion(appendAt(ident, Optional.of(entry.location()), operation, batches));
-    } finally {
-      lock.unlock();
-    }
+    return append(ident, incarnation, Optional.empty(), operation, batches);
   }
 
-  private Version appendAt(TableIdent ident, Optional<TableLocation> expected,
-      AppendOperation operation, ArrowReader batches) {
+  private TableEntry append(TableIdent ident, Optional<UUID> incarnation,
+      Optional<TableLocation> expected, AppendOperation operation, ArrowReader batches) {
+    String opKey = OperationRecord.key(ident, operation);
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
+      Optional<Stored> previous = operations.read(opKey);
+      if (previous.isPresent()) {
+        previous.get().record().requireSame(Kind.APPEND, ident, operation);
+        if (previous.get().record().state() == State.COMMITTED) {
+          return replayed(previous.get().record());
+        }
+      }
       String key = RegistryCodec.tableKey(ident);
       byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
       TableEntry entry = RegistryCodec.decode(key, bytes);
-      if (expected.isPresent() && !entry.location().equals(expected.get())) {
+      if (incarnation.isPresent() && !entry.incarnation().equals(incarnation.get())
+          || expected.isPresent() && !entry.location().equals(expected.get())) {
         throw new TableNotFoundException(ident);
       }
-      Version version;
-      try {
-        version = handle(entry).append(operation, batches);
-      } catch (dev.lake.engine.CorruptMetadataException e) {
-        throw e.table() != null ? e : e.inTable("lake." + ident);
+      Stored record;
+      boolean continued = false;
+      if (previous.isPresent() && !previous.get().record().state().terminal()
+          && previous.get().record().incarnation().equals(entry.incarnation())) {
+        record = previous.get(); // a failed attempt's: continued below
+        continued = true;
+      } else {
+        if (previous.isPresent() && !previous.get().record().state().terminal()) {
+          previous = Optional.of(resolve(previous.get())); // left for an incarnation now gone
+        }
+        record = operations.create(opKey, previous, OperationRecord.reserve(Kind.APPEND, ident,
+            operation, entry.incarnation(), entry.engine(), entry.location(), entry.version().number(),
+            Optional.empty(), clock.instant()));
       }
-      advance(bytes, entry, version);
-      return version;
+      Version version;
+      if (record.record().state() == State.ENGINE_COMMITTED) {
+        version = record.record().resultVersion().orElseThrow(() -> missingEvidence(ident, operation));
+      } else {
+        Optional<Version> earlier = continued ? reconcileInEngine(entry, operation) : Optional.empty();
+        version = earlier.isPresent() ? earlier.get()
+            : engineAppend(record, entry, operation, batches, false);
+        record = operations.move(record, record.record().engineCommitted(version, clock.instant()));
+      }
+      TableEntry advanced = advance(ident, entry.incarnation(), version, true).orElseThrow();
+      operations.move(record, record.record().finished(State.COMMITTED, Optional.empty(), clock.instant()));
+      return advanced.withVersion(version);
     } finally {
       lock.unlock();
     }
@@ -442,14 +542,53 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   /**
    * Replaces the table with a new incarnation holding {@code schema} and exactly {@code batches}
    * (version 1 of the new incarnation), then removes the old files. Readers see either the old
-   * table or the whole new one.
+   * table or the whole new one. A retry of a committed operation returns the table it made.
    *
    * @throws TableNotFoundException if the table is not registered
+   * @throws OperationConflictException if the operation id was used for another write
    */
   @Override
   public TableEntry replace(TableIdent ident, Schema schema, AppendOperation operation,
       ArrowReader batches) {
-    return replace(ident, schema, fresh -> handle(fresh).append(operation, batches));
+    String opKey = OperationRecord.key(ident, operation);
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      Optional<Stored> previous = operations.read(opKey);
+      if (previous.isPresent()) {
+        previous.get().record().requireSame(Kind.REPLACE, ident, operation);
+        Stored done = previous.get().record().state().terminal() ? previous.get() : resolve(previous.get());
+        if (done.record().state() == State.COMMITTED) {
+          return replayed(done.record());
+        }
+        previous = Optional.of(done);
+      }
+      String key = RegistryCodec.tableKey(ident);
+      byte[] oldBytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
+      TableEntry old = RegistryCodec.decode(key, oldBytes);
+      TableEngine engine = engine(old.engine());
+      UUID incarnation = UuidV7.generate(clock);
+      Stored record = operations.create(opKey, previous, OperationRecord.reserve(Kind.REPLACE, ident,
+          operation, incarnation, engine.name(), placement.location(ident, incarnation),
+          old.version().number(), Optional.of(old.location()), clock.instant()));
+      TableEntry fresh = createIncarnation(ident, incarnation, schema, engine);
+      TableEntry committed = fresh.withVersion(engineAppend(record, fresh, operation, batches, true));
+      record = operations.move(record, record.record().engineCommitted(committed.version(), clock.instant()));
+      if (!store.compareAndSet(key, Optional.of(oldBytes), RegistryCodec.encode(committed))) {
+        if (registeredAs(ident, incarnation)) {
+          return committed; // a successor finished this operation (and recorded it)
+        }
+        discard(fresh);
+        operations.move(record, record.record().finished(State.ABORTED, Optional.empty(), clock.instant()));
+        throw new ConcurrentChangeException(ident, "replacing it");
+      }
+      bumpDirectoryGeneration();
+      discard(old);
+      operations.move(record, record.record().finished(State.COMMITTED, Optional.empty(), clock.instant()));
+      return committed;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -462,40 +601,31 @@ public final class Catalog implements TableRegistry, AutoCloseable {
    */
   @Override
   public TableEntry replaceWithEmpty(TableIdent ident, Schema schema) {
-    return replace(ident, schema, TableEntry::version);
-  }
-
-  private TableEntry replace(TableIdent ident, Schema schema,
-      java.util.function.Function<TableEntry, Version> write) {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
       String key = RegistryCodec.tableKey(ident);
       byte[] oldBytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
       TableEntry old = RegistryCodec.decode(key, oldBytes);
-      TableEntry fresh = createIncarnation(ident, schema, engine(old.engine()));
-      Version version;
-      try {
-        version = write.apply(fresh);
-      } catch (RuntimeException e) {
-        discard(fresh);
-        throw e;
-      }
-      TableEntry committed = fresh.withVersion(version);
-      if (!store.compareAndSet(key, Optional.of(oldBytes), RegistryCodec.encode(committed))) {
+      TableEntry fresh = createIncarnation(ident, UuidV7.generate(clock), schema, engine(old.engine()));
+      if (!store.compareAndSet(key, Optional.of(oldBytes), RegistryCodec.encode(fresh))) {
         discard(fresh);
         throw new ConcurrentChangeException(ident, "replacing it");
       }
       bumpDirectoryGeneration();
       discard(old);
-      return committed;
+      return fresh;
     } finally {
       lock.unlock();
     }
   }
 
   /**
-   * Removes the table from the registry, then deletes its files.
+   * Drops the table as a persisted procedure: writes the tombstone {@code drop/<ns>/<name>}
+   * (incarnation, engine, location), deletes the registry record (the table is gone from then
+   * on), deletes the files, deletes the tombstone. Interrupted after the record was deleted, the
+   * next {@link #open} (or the next drop of the name) finishes it; interrupted before, the next
+   * open rolls it back and the table stays.
    *
    * @throws TableNotFoundException if the table is not registered
    */
@@ -504,15 +634,108 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
+      String tombKey = DropTombstone.key(ident);
       String key = RegistryCodec.tableKey(ident);
-      byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
-      if (!store.deleteIfEquals(key, bytes)) {
+      Optional<byte[]> pending = store.get(tombKey);
+      Optional<byte[]> bytes = store.get(key);
+      Optional<TableEntry> entry = bytes.map(b -> RegistryCodec.decode(key, b));
+      if (pending.isPresent()) {
+        DropTombstone earlier = DropTombstone.decode(tombKey, pending.get());
+        if (entry.isEmpty() || !entry.get().incarnation().equals(earlier.incarnation())) {
+          finishDrop(earlier, pending.get()); // an earlier incarnation's drop, interrupted
+          pending = Optional.empty();
+        }
+      }
+      if (entry.isEmpty()) {
+        throw new TableNotFoundException(ident);
+      }
+      byte[] tomb = pending.orElseGet(() -> DropTombstone.of(entry.get()).encode());
+      if (pending.isEmpty() && !store.compareAndSet(tombKey, Optional.empty(), tomb)) {
+        throw new ConcurrentChangeException(ident, "dropping it");
+      }
+      if (!store.deleteIfEquals(key, bytes.get())) {
+        store.deleteIfEquals(tombKey, tomb);
         throw new ConcurrentChangeException(ident, "dropping it");
       }
       bumpDirectoryGeneration();
-      discard(RegistryCodec.decode(key, bytes));
+      finishDrop(DropTombstone.of(entry.get()), tomb);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * Removes finished (committed or aborted) operation records older than the retention horizon,
+   * one bounded page per call; the leader calls it periodically. Records still in progress are
+   * never removed. A retry after its record expired is a new write.
+   *
+   * @param pageSize records examined by this call, 1..1000
+   */
+  public OperationExpiry expireOperations(int pageSize) {
+    dev.lake.metastore.Keys.checkPageSize(pageSize);
+    Instant horizon = clock.instant().minus(settings.operationRetention());
+    synchronized (expiryLock) {
+      ScanPage page = store.scan(OperationRecord.PREFIX, expiryCursor, pageSize);
+      int removed = 0;
+      for (ScanPage.Entry e : page.entries()) {
+        OperationRecord record;
+        try {
+          record = OperationRecord.decode(e.key(), e.value());
+        } catch (CatalogException unreadable) {
+          LOG.log(Level.WARNING, "operation record " + e.key() + " is unreadable and was kept", unreadable);
+          continue;
+        }
+        if (record.state().terminal() && record.updatedAt().isBefore(horizon)
+            && store.deleteIfEquals(e.key(), e.value())) {
+          removed++;
+        }
+      }
+      expiryCursor = page.continuation();
+      return new OperationExpiry(page.entries().size(), removed, expiryCursor.isPresent());
+    }
+  }
+
+  /**
+   * Compacts and expires table versions as {@code policy} says ({@link TableEngine#maintain}),
+   * one bounded page of tables per call, advancing a table's registry pointer by compare-and-set
+   * to the version compaction committed (same rows, so readers see no change of content). Tables
+   * whose engine cannot maintain tables are skipped, as are tables whose maintenance lost to
+   * writers (the next pass tries again). Stops at a table boundary when {@code stop} says so or the
+   * thread is interrupted; the next call then starts this page again.
+   *
+   * @param maxTables tables maintained by this call, 1..1000
+   */
+  public MaintenancePass maintain(MaintenancePolicy policy, int maxTables, BooleanSupplier stop) {
+    dev.lake.metastore.Keys.checkPageSize(maxTables);
+    synchronized (maintenanceLock) {
+      ScanPage page = store.scan(RegistryCodec.TABLE_PREFIX, maintenanceCursor, maxTables);
+      int tables = 0;
+      int advanced = 0;
+      for (ScanPage.Entry e : page.entries()) {
+        if (stop.getAsBoolean() || Thread.currentThread().isInterrupted()) {
+          return new MaintenancePass(tables, advanced, true);
+        }
+        TableEntry entry = RegistryCodec.decode(e.key(), e.value());
+        ReentrantLock lock = lockFor(entry.ident());
+        lock.lock();
+        try {
+          Optional<TableEntry> now = lookup(entry.ident());
+          if (now.isEmpty() || !now.get().incarnation().equals(entry.incarnation())) {
+            continue;
+          }
+          Optional<Version> made = engine(entry.engine()).maintain(entry.location(), policy);
+          tables++;
+          if (made.isPresent() && advance(entry.ident(), entry.incarnation(), made.get(), false).isPresent()) {
+            advanced++;
+          }
+        } catch (CapabilityNotSupportedException | CommitConflictException skipped) {
+          tables++;
+        } finally {
+          lock.unlock();
+        }
+      }
+      maintenanceCursor = page.continuation();
+      return new MaintenancePass(tables, advanced, maintenanceCursor.isPresent());
     }
   }
 
@@ -523,11 +746,241 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     handles.clear();
   }
 
-  private TableEntry createIncarnation(TableIdent ident, Schema schema, TableEngine engine) {
-    UUID incarnation = UuidV7.generate(clock);
-    Path directory = warehouse.resolve(ident.namespace())
-        .resolve(ident.name() + "-" + incarnation);
-    TableLocation location = TableLocation.of(directory);
+  // ---- the protocol's steps ----
+
+  /** The original result of a committed operation. */
+  private TableEntry replayed(OperationRecord record) {
+    TableIdent ident = record.ident();
+    return lookup(ident).filter(e -> e.incarnation().equals(record.incarnation()))
+        .map(e -> e.withVersion(record.resultVersion().orElseThrow(
+            () -> missingEvidence(ident, record.operation()))))
+        .orElseThrow(() -> new TableNotFoundException(ident));
+  }
+
+  private Optional<Version> reconcileInEngine(TableEntry entry, AppendOperation operation) {
+    try {
+      return handle(entry).reconcileAppend(operation);
+    } catch (CommitConflictException e) {
+      throw new OperationConflictException(operation.operationId(),
+          "another payload in the table's engine history");
+    }
+  }
+
+  /**
+   * The engine's append for an operation recorded {@code reserved}. On a refusal that changed
+   * nothing the record is marked aborted; on a failure of unknown outcome it stays reserved, to be
+   * continued by a retry or reconciled by the next open. The fresh incarnation of a create or
+   * replace is discarded on any failure: it was never visible.
+   */
+  private Version engineAppend(Stored record, TableEntry entry, AppendOperation operation,
+      ArrowReader batches, boolean freshIncarnation) {
+    try {
+      return handle(entry).append(operation, batches);
+    } catch (RuntimeException e) {
+      RuntimeException thrown = e;
+      if (e instanceof dev.lake.engine.CorruptMetadataException c && c.table() == null) {
+        thrown = c.inTable("lake." + entry.ident());
+      }
+      boolean nothingChanged = e instanceof dev.lake.engine.SchemaMismatchException
+          || e instanceof IllegalArgumentException || e instanceof CommitConflictException;
+      try {
+        if (freshIncarnation) {
+          discard(entry);
+        }
+        if (freshIncarnation || nothingChanged) {
+          operations.move(record, record.record().finished(State.ABORTED, Optional.empty(), clock.instant()));
+        }
+      } catch (RuntimeException cleanup) {
+        thrown.addSuppressed(cleanup);
+      }
+      throw thrown;
+    }
+  }
+
+  /**
+   * Moves the pointer of {@code incarnation} of {@code ident} up to {@code version} by
+   * compare-and-set (never down), re-reading after a lost race.
+   *
+   * @return the record after the move; empty if the incarnation is no longer registered and
+   *     {@code required} is false
+   * @throws ConcurrentChangeException if the incarnation is no longer registered and
+   *     {@code required}
+   */
+  private Optional<TableEntry> advance(TableIdent ident, UUID incarnation, Version version, boolean required) {
+    String key = RegistryCodec.tableKey(ident);
+    while (true) {
+      Optional<byte[]> bytes = store.get(key);
+      Optional<TableEntry> entry = bytes.map(b -> RegistryCodec.decode(key, b))
+          .filter(e -> e.incarnation().equals(incarnation));
+      if (entry.isEmpty()) {
+        if (required) {
+          throw new ConcurrentChangeException(ident, "advancing it to version " + version);
+        }
+        return Optional.empty();
+      }
+      if (entry.get().version().compareTo(version) >= 0) {
+        return entry;
+      }
+      TableEntry moved = entry.get().withVersion(version);
+      if (store.compareAndSet(key, bytes, RegistryCodec.encode(moved))) {
+        changes.incrementAndGet();
+        return Optional.of(moved);
+      }
+    }
+  }
+
+  /**
+   * Finishes an operation record left {@code reserved} or {@code engine_committed}: an append the
+   * engine committed is made visible and recorded committed, one it did not is aborted; a create or
+   * replace whose incarnation is registered is committed (the replaced files removed), else its
+   * files are removed and it is aborted.
+   *
+   * @throws CatalogException if the record says the engine committed but gives no version:
+   *     evidence is missing, the record is left as it is
+   */
+  private Stored resolve(Stored stored) {
+    OperationRecord record = stored.record();
+    Optional<TableEntry> entry = lookup(record.ident())
+        .filter(e -> e.incarnation().equals(record.incarnation()));
+    Instant now = clock.instant();
+    switch (record.kind()) {
+      case APPEND -> {
+        if (entry.isEmpty()) {
+          return operations.move(stored, record.finished(State.ABORTED, Optional.empty(), now));
+        }
+        Optional<Version> version = record.state() == State.ENGINE_COMMITTED
+            ? Optional.of(record.resultVersion().orElseThrow(
+                () -> missingEvidence(record.ident(), record.operation())))
+            : reconcileInEngine(entry.get(), record.operation());
+        if (version.isEmpty()) {
+          return operations.move(stored, record.finished(State.ABORTED, Optional.empty(), now));
+        }
+        advance(record.ident(), record.incarnation(), version.get(), true);
+        return operations.move(stored, record.finished(State.COMMITTED, version, now));
+      }
+      case CREATE, REPLACE -> {
+        if (entry.isEmpty() && record.state() == State.ENGINE_COMMITTED && registerInterrupted(record)) {
+          entry = lookup(record.ident()).filter(e -> e.incarnation().equals(record.incarnation()));
+        }
+        if (entry.isPresent()) {
+          record.oldLocation().ifPresent(old -> engine(record.engine()).drop(old));
+          Version registered = entry.get().version();
+          Optional<Version> version = record.resultVersion().or(() -> Optional.of(registered));
+          return operations.move(stored, record.finished(State.COMMITTED, version, now));
+        }
+        // Aborted first: a paused predecessor still running this operation is then fenced at
+        // its next move of the record, before it could register the files removed here.
+        Stored aborted = operations.move(stored, record.finished(State.ABORTED, Optional.empty(), now));
+        closeHandle(record.incarnation());
+        engine(record.engine()).drop(record.location());
+        return aborted;
+      }
+      default -> throw new IllegalStateException("unknown operation kind " + record.kind());
+    }
+  }
+
+  /**
+   * Finishes the registry step of a create or replace whose engine data is complete
+   * ({@code engine_committed}): registers the fresh incarnation if the name is still free (create)
+   * or still holds the replaced incarnation at the base version (replace).
+   *
+   * @return whether the incarnation is now registered
+   */
+  private boolean registerInterrupted(OperationRecord record) {
+    TableEngine engine = engine(record.engine());
+    Optional<TableHandle> files = engine.open(record.location());
+    if (files.isEmpty() || record.resultVersion().isEmpty()
+        || files.get().currentVersion().compareTo(record.resultVersion().get()) < 0) {
+      files.ifPresent(TableHandle::close);
+      return false;
+    }
+    TableEntry fresh = new TableEntry(record.ident(), record.incarnation(), engine.name(),
+        record.location(), record.resultVersion().get(), files.get().schema(), record.reservedAt());
+    String key = RegistryCodec.tableKey(record.ident());
+    Optional<byte[]> current = store.get(key);
+    boolean expected = record.kind() == Kind.CREATE ? current.isEmpty()
+        : current.map(b -> RegistryCodec.decode(key, b))
+            .filter(e -> record.oldLocation().equals(Optional.of(e.location()))
+                && e.version().number() == record.base())
+            .isPresent();
+    if (!expected || !store.compareAndSet(key, current, RegistryCodec.encode(fresh))) {
+      files.get().close();
+      return false;
+    }
+    handles.put(record.incarnation(), files.get());
+    bumpDirectoryGeneration();
+    return true;
+  }
+
+  /** Resolves every operation record a predecessor left in progress. */
+  private void reconcileOperations() {
+    for (ScanPage.Entry e : scanRecords(OperationRecord.PREFIX)) {
+      try {
+        OperationRecord record = OperationRecord.decode(e.key(), e.value());
+        if (!record.state().terminal()) {
+          ReentrantLock lock = lockFor(record.ident());
+          lock.lock();
+          try {
+            // Re-read under the table's lock: a write of this process may have moved it.
+            Optional<Stored> now = operations.read(e.key());
+            if (now.isPresent() && !now.get().record().state().terminal()) {
+              resolve(now.get());
+            }
+          } finally {
+            lock.unlock();
+          }
+        }
+      } catch (CatalogException | EngineException refused) {
+        // Missing or damaged evidence fails closed: the record stays as it is, reported here,
+        // and a retry of the operation is refused the same way.
+        LOG.log(Level.WARNING, "operation record " + e.key() + " was not reconciled", refused);
+      }
+    }
+  }
+
+  /** Finishes (or rolls back) every drop a predecessor left half-done. */
+  private void resumeDrops() {
+    for (ScanPage.Entry e : scanRecords(DropTombstone.PREFIX)) {
+      DropTombstone tomb = DropTombstone.decode(e.key(), e.value());
+      ReentrantLock lock = lockFor(tomb.ident());
+      lock.lock();
+      try {
+        boolean stillRegistered = lookup(tomb.ident())
+            .filter(entry -> entry.incarnation().equals(tomb.incarnation())).isPresent();
+        if (stillRegistered) {
+          // Interrupted before the record was deleted: the drop never took effect.
+          store.deleteIfEquals(e.key(), e.value());
+        } else {
+          finishDrop(tomb, e.value());
+          bumpDirectoryGeneration(); // the interrupted drop may not have moved it
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** The steps after the registry record is gone: delete the files, then the tombstone. */
+  private void finishDrop(DropTombstone tomb, byte[] tombBytes) {
+    closeHandle(tomb.incarnation());
+    engine(tomb.engine()).drop(tomb.location());
+    store.deleteIfEquals(DropTombstone.key(tomb.ident()), tombBytes);
+  }
+
+  private boolean registeredAs(TableIdent ident, UUID incarnation) {
+    return lookup(ident).filter(e -> e.incarnation().equals(incarnation)).isPresent();
+  }
+
+  private static CatalogException missingEvidence(TableIdent ident, AppendOperation operation) {
+    return new CatalogException("operation " + operation.operationId() + " on lake." + ident
+        + " is recorded engine_committed without a version: evidence is missing, so it is neither"
+        + " replayed nor redone");
+  }
+
+  // ---- helpers ----
+
+  private TableEntry createIncarnation(TableIdent ident, UUID incarnation, Schema schema, TableEngine engine) {
+    TableLocation location = placement.location(ident, incarnation);
     TableHandle handle = engine.create(location, schema);
     TableEntry entry = new TableEntry(ident, incarnation, engine.name(), location,
         handle.currentVersion(), handle.schema(), clock.instant());
@@ -538,24 +991,20 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   private void rollForward(byte[] bytes, TableEntry entry) {
     Version engineVersion = handle(entry).currentVersion();
     if (engineVersion.compareTo(entry.version()) > 0) {
-      advance(bytes, entry, engineVersion);
-    }
-  }
-
-  private void advance(byte[] expected, TableEntry entry, Version version) {
-    String key = RegistryCodec.tableKey(entry.ident());
-    if (!store.compareAndSet(key, Optional.of(expected),
-        RegistryCodec.encode(entry.withVersion(version)))) {
-      throw new ConcurrentChangeException(entry.ident(), "advancing it to version " + version);
+      advance(entry.ident(), entry.incarnation(), engineVersion, false);
     }
   }
 
   private void discard(TableEntry entry) {
-    TableHandle handle = handles.remove(entry.incarnation());
+    closeHandle(entry.incarnation());
+    engine(entry.engine()).drop(entry.location());
+  }
+
+  private void closeHandle(UUID incarnation) {
+    TableHandle handle = handles.remove(incarnation);
     if (handle != null) {
       handle.close();
     }
-    engine(entry.engine()).drop(entry.location());
   }
 
   private TableHandle openHandle(TableEntry entry) {
@@ -577,14 +1026,23 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     return writeLocks.computeIfAbsent(ident, any -> new ReentrantLock());
   }
 
+  /** One compare-and-set loop on {@code gen/authority}: this authority's number, above all before. */
+  private long takeAuthorityGeneration() {
+    return increment(AUTHORITY_GENERATION);
+  }
+
   private void bumpDirectoryGeneration() {
+    increment(RegistryCodec.DIRECTORY_GENERATION);
+    changes.incrementAndGet();
+  }
+
+  private long increment(String key) {
     while (true) {
-      Optional<byte[]> current = store.get(RegistryCodec.DIRECTORY_GENERATION);
+      Optional<byte[]> current = store.get(key);
       long next = current.map(b -> Long.parseLong(new String(b, StandardCharsets.US_ASCII)))
           .orElse(0L) + 1;
-      if (store.compareAndSet(RegistryCodec.DIRECTORY_GENERATION, current,
-          Long.toString(next).getBytes(StandardCharsets.US_ASCII))) {
-        return;
+      if (store.compareAndSet(key, current, Long.toString(next).getBytes(StandardCharsets.US_ASCII))) {
+        return next;
       }
     }
   }
