@@ -312,6 +312,104 @@ class CatalogCacheTest {
     assertNotEquals(created, cache.directoryGeneration());
   }
 
+  @Test
+  void aHandleIsClosedWhenItsIncarnationLeavesTheViewAndOnClose() throws Exception {
+    CountingEngine engine = new CountingEngine(log);
+    CatalogCache cache = CatalogCache.unscheduled(authority, Map.of("log", engine));
+    caches.add(cache);
+    cache.create(EPISODES, IDS, "log");
+    cache.create(FRAMES, IDS, "log");
+    cache.readHandle(EPISODES).orElseThrow();
+    append(cache, EPISODES, 0, 1);
+    cache.readHandle(EPISODES).orElseThrow();
+    cache.readHandle(FRAMES).orElseThrow();
+    assertEquals(2, engine.opened.get(), "one handle per incarnation, whatever the version");
+    cache.replaceWithEmpty(EPISODES, IDS);
+    assertEquals(1, engine.closed.get(), "the replaced incarnation's handle");
+    cache.readHandle(EPISODES).orElseThrow();
+    cache.close();
+    assertEquals(3, engine.opened.get());
+    assertEquals(3, engine.closed.get());
+  }
+
+  /** An engine over another that counts the handles it opened and those closed. */
+  private static final class CountingEngine implements TableEngine {
+    private final TableEngine engine;
+    final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger closed = new java.util.concurrent.atomic.AtomicInteger();
+
+    CountingEngine(TableEngine engine) {
+      this.engine = engine;
+    }
+
+    @Override
+    public String name() {
+      return engine.name();
+    }
+
+    @Override
+    public TableHandle create(dev.lake.engine.TableLocation location, Schema schema) {
+      return engine.create(location, schema);
+    }
+
+    @Override
+    public Optional<TableHandle> open(dev.lake.engine.TableLocation location) {
+      return engine.open(location).map(handle -> {
+        opened.incrementAndGet();
+        return new TableHandle() {
+          @Override
+          public dev.lake.engine.TableLocation location() {
+            return handle.location();
+          }
+
+          @Override
+          public Schema schema() {
+            return handle.schema();
+          }
+
+          @Override
+          public Version currentVersion() {
+            return handle.currentVersion();
+          }
+
+          @Override
+          public List<dev.lake.engine.VersionInfo> versions() {
+            return handle.versions();
+          }
+
+          @Override
+          public Snapshot snapshot(Version version) {
+            return handle.snapshot(version);
+          }
+
+          @Override
+          public Version append(AppendOperation operation, ArrowReader batches) {
+            return handle.append(operation, batches);
+          }
+
+          @Override
+          public Optional<Version> reconcileAppend(AppendOperation operation) {
+            return handle.reconcileAppend(operation);
+          }
+
+          @Override
+          public void close() {
+            closed.incrementAndGet();
+            handle.close();
+          }
+        };
+      });
+    }
+
+    @Override
+    public void drop(dev.lake.engine.TableLocation location) {
+      engine.drop(location);
+    }
+
+    @Override
+    public void close() {}
+  }
+
   private TableEntry append(TableRegistry registry, TableIdent table, long first, int rows)
       throws Exception {
     try (RecordBatchReader reader = rows(first, rows)) {

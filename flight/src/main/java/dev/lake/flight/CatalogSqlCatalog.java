@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -144,7 +145,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
     return refusals(() -> {
       TableIdent ident = ident(name);
       // The statement was planned against the incarnation whose files are at that location.
-      java.util.UUID incarnation = catalog.incarnationAt(ident, location)
+      UUID incarnation = catalog.incarnationAt(ident, location)
           .orElseThrow(() -> new TableNotFoundException(ident));
       return catalog.append(ident, Optional.of(incarnation), operation(ident, sha256), batches)
           .version();
