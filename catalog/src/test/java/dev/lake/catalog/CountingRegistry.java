@@ -15,19 +15,23 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * and can run a hook inside the next refresh, after the snapshot was read and before it is
  * returned (a write acknowledged while that refresh is in flight).
  */
-final class CountingRegistry implements TableRegistry {
+public final class CountingRegistry implements TableRegistry {
 
   private final TableRegistry authority;
-  final AtomicInteger calls = new AtomicInteger();
-  final AtomicInteger lookups = new AtomicInteger();
-  volatile boolean down;
+  /** Calls made, of every kind, down or not. */
+  public final AtomicInteger calls = new AtomicInteger();
+  /** {@link #lookup} calls made. */
+  public final AtomicInteger lookups = new AtomicInteger();
+  /** While true every call throws {@link RegistryUnavailableException}. */
+  public volatile boolean down;
   private volatile Runnable duringNextRefresh;
 
-  CountingRegistry(TableRegistry authority) {
+  public CountingRegistry(TableRegistry authority) {
     this.authority = authority;
   }
 
-  void duringNextRefresh(Runnable hook) {
+  /** Runs {@code hook} inside the next snapshot call, after the snapshot was read. */
+  public void duringNextRefresh(Runnable hook) {
     this.duringNextRefresh = hook;
   }
 

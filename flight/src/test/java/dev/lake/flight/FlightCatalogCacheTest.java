@@ -4,19 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.lake.catalog.CatalogCache;
-import dev.lake.catalog.RegistrySnapshot;
-import dev.lake.catalog.RegistryUnavailableException;
-import dev.lake.catalog.TableEntry;
-import dev.lake.catalog.TableIdent;
-import dev.lake.catalog.TableRegistry;
-import dev.lake.engine.AppendOperation;
+import dev.lake.catalog.CountingRegistry;
 import dev.lake.sql.SqlEngine;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
@@ -25,8 +16,6 @@ import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,7 +30,7 @@ class FlightCatalogCacheTest {
 
   @TempDir Path dir;
   private LakeServerFixture lake;
-  private Authority authority;
+  private CountingRegistry authority;
   private CatalogCache cache;
   private LakeFlightServer server;
   private FlightSqlClient client;
@@ -49,7 +38,7 @@ class FlightCatalogCacheTest {
   @BeforeEach
   void start() {
     lake = new LakeServerFixture(dir);
-    authority = new Authority(lake.catalog);
+    authority = new CountingRegistry(lake.catalog);
     cache = CatalogCache.unscheduled(authority, lake.engines);
     server = LakeFlightServer.builder().registry(cache)
         .sqlEngine(new SqlEngine(new CatalogSqlCatalog(cache))).allocator(lake.root).build();
@@ -105,97 +94,6 @@ class FlightCatalogCacheTest {
     try (FlightStream stream = client.getStream(info.getEndpoints().getFirst().getTicket())) {
       stream.next();
       return ((BigIntVector) stream.getRoot().getVector(0)).get(0);
-    }
-  }
-
-  /** The in-process authority, counting calls; down, every call fails as unreachable. */
-  private static final class Authority implements TableRegistry {
-    private final TableRegistry registry;
-    final AtomicInteger calls = new AtomicInteger();
-    volatile boolean down;
-
-    Authority(TableRegistry registry) {
-      this.registry = registry;
-    }
-
-    private <T> T call(Supplier<T> call) {
-      calls.incrementAndGet();
-      if (down) {
-        throw new RegistryUnavailableException("metasrv cannot be reached");
-      }
-      return call.get();
-    }
-
-    @Override
-    public List<String> engineNames() {
-      return call(registry::engineNames);
-    }
-
-    @Override
-    public RegistrySnapshot snapshot() {
-      return call(registry::snapshot);
-    }
-
-    @Override
-    public Optional<RegistrySnapshot> snapshotIfChanged(long generation) {
-      return call(() -> registry.snapshotIfChanged(generation));
-    }
-
-    @Override
-    public Optional<TableEntry> lookup(TableIdent ident) {
-      return call(() -> registry.lookup(ident));
-    }
-
-    @Override
-    public void createNamespace(String namespace) {
-      call(() -> {
-        registry.createNamespace(namespace);
-        return null;
-      });
-    }
-
-    @Override
-    public void dropNamespace(String namespace, boolean cascade) {
-      call(() -> {
-        registry.dropNamespace(namespace, cascade);
-        return null;
-      });
-    }
-
-    @Override
-    public TableEntry create(TableIdent ident, Schema schema, String engine) {
-      return call(() -> registry.create(ident, schema, engine));
-    }
-
-    @Override
-    public TableEntry createWith(TableIdent ident, Schema schema, String engine,
-        AppendOperation operation, ArrowReader batches) {
-      return call(() -> registry.createWith(ident, schema, engine, operation, batches));
-    }
-
-    @Override
-    public TableEntry append(TableIdent ident, Optional<UUID> incarnation,
-        AppendOperation operation, ArrowReader batches) {
-      return call(() -> registry.append(ident, incarnation, operation, batches));
-    }
-
-    @Override
-    public TableEntry replace(TableIdent ident, Schema schema, AppendOperation operation,
-        ArrowReader batches) {
-      return call(() -> registry.replace(ident, schema, operation, batches));
-    }
-
-    @Override
-    public TableEntry replaceWithEmpty(TableIdent ident, Schema schema) {
-      return call(() -> registry.replaceWithEmpty(ident, schema));
-    }
-
-    @Override
-    public void drop(TableIdent ident) {
-      call(() -> {
-        registry.drop(ident);
-        return null;
-      });
     }
   }
 }
