@@ -74,12 +74,23 @@ public final class LakeFlightServer implements AutoCloseable {
           return thread;
         });
     this.vertx = Vertx.vertx();
-    this.health = Health.of(builder.readiness, Set.of(FlightSqlService.SERVICE.fullyQualifiedName()));
+    CatalogCache registry = builder.registry;
+    BooleanSupplier readiness = builder.readiness;
+    this.health = Health.of(() -> registry.isReady() && readiness.getAsBoolean(),
+        Set.of(FlightSqlService.SERVICE.fullyQualifiedName()));
     this.metrics = ServerMetrics.create(builder.role, FlightSqlService.METHOD_PATHS);
     metrics.registry().gauge("lake_workers_active", workers, ThreadPoolExecutor::getActiveCount);
     metrics.registry().gauge("lake_workers_queued", workers, w -> w.getQueue().size());
     metrics.registry().gauge("lake_arrow_allocated_bytes", allocator,
         BufferAllocator::getAllocatedMemory);
+    metrics.registry().more().counter("lake_catalog_cache_hits", java.util.List.of(), registry,
+        r -> r.stats().hits());
+    metrics.registry().more().counter("lake_catalog_cache_misses", java.util.List.of(), registry,
+        r -> r.stats().misses());
+    metrics.registry().more().counter("lake_catalog_authority_calls", java.util.List.of(),
+        registry, r -> r.stats().authorityCalls());
+    metrics.registry().gauge("lake_catalog_snapshot_age_seconds", registry,
+        r -> r.stats().snapshotAge().map(age -> age.toMillis() / 1000.0).orElse(Double.NaN));
   }
 
   public static Builder builder() {
@@ -247,8 +258,8 @@ public final class LakeFlightServer implements AutoCloseable {
     private Builder() {}
 
     /**
-     * When the server is ready for work, as its gRPC health service and {@code /health/ready}
-     * report (a Query replica: once its catalog has a first snapshot); default always. Asked on
+     * When the server is ready for work, besides its catalog cache holding a first snapshot, as
+     * its gRPC health service and {@code /health/ready} report; default: the cache alone decides. Asked on
      * every health check: it must be cheap and must not block. Readiness ends for good when the
      * server starts closing.
      */

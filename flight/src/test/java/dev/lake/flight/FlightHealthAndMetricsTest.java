@@ -97,6 +97,8 @@ class FlightHealthAndMetricsTest {
           + ".FlightService/GetFlightInfo\",role=\"query\",status=\"NOT_FOUND\"}"), text);
       assertTrue(text.contains("method=\"/arrow.flight.protocol.FlightService/DoGet\""), text);
       assertTrue(text.contains("lake_workers_active{role=\"query\"}"), text);
+      assertTrue(text.contains("lake_catalog_cache_hits_total{role=\"query\"}"), text);
+      assertTrue(text.contains("lake_catalog_snapshot_age_seconds{role=\"query\"}"), text);
 
       assertEquals(200, get(base + "/health/live").statusCode());
       assertEquals(200, get(base + "/health/ready").statusCode());
