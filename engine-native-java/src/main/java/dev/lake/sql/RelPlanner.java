@@ -155,6 +155,10 @@ final class RelPlanner {
         new CalciteConnectionConfigImpl(props));
     SqlValidator validator = new LakeValidator(FunctionOperators.table(), reader,
         typeFactory, catalog, tables, VALIDATOR_CONFIG);
+    query = ColumnQualification.apply(query, names -> {
+      org.apache.calcite.prepare.Prepare.PreparingTable table = reader.getTable(names);
+      return table == null ? null : table.getRowType();
+    });
     SqlNode validated;
     try {
       validated = validator.validate(query);
@@ -211,7 +215,9 @@ final class RelPlanner {
       // Not free even when there is nothing to do: it rebuilds and re-registers the whole tree.
       rel = RelDecorrelator.decorrelateQuery(rel, relBuilder);
     }
-    rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
+    // One trimmer for both trims: it looks its trimFields methods up reflectively, once per instance.
+    RelFieldTrimmer trimmer = new RelFieldTrimmer(validator, relBuilder);
+    rel = trimmer.trim(rel);
     rel = pullFactors(rel, rexBuilder);
     rel = run(rel, PUSH_DOWN);
     RelNode pushed = rel;
@@ -222,7 +228,7 @@ final class RelPlanner {
       // fixed point, so running it again on an unchanged plan would fire nothing.
       rel = run(rel, PUSH_DOWN);
     }
-    rel = new RelFieldTrimmer(validator, relBuilder).trim(rel);
+    rel = trimmer.trim(rel);
     rel = run(rel, MERGE_PROJECTS);
     return rel;
   }

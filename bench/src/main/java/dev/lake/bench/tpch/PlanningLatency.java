@@ -9,22 +9,33 @@ import dev.lake.sql.TableName;
 import dev.lake.sql.tpch.MapCatalog;
 import dev.lake.sql.tpch.TpchQueries;
 import io.trino.tpch.TpchTable;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.ServiceLoader;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Planning latency with the plan cache off: {@code SqlEngine.prepare} of a statement, timed
  * alone (parse, validate, optimise, physical plan; nothing executes), over the TPC-H tables a
- * {@code bench/tpch} run generated into {@code --dir}. Prints p50 and p90 per statement.
+ * {@code bench/tpch} run generated into {@code --dir}. Prints p50, p90 and p99 per statement. Last,
+ * unless {@code --only} leaves it out, a join of 64 empty tables in the shape of SQLite's select5
+ * (bare column names, a random spanning tree of equalities in WHERE), {@code --join-runs} times.
  *
  * <pre>bench/planning [--dir /tmp/lake-tpch-sf0.1] [--sf 0.1] [--runs 2000] [--warmup 2000]
- *     [--only &lt;part of a statement's name&gt;]</pre>
+ *     [--join-runs 100] [--only &lt;part of a statement's name&gt;]</pre>
  */
 public final class PlanningLatency {
   private PlanningLatency() {}
@@ -35,6 +46,7 @@ public final class PlanningLatency {
     int warmups = 2000;
     Path dir = null;
     String only = null;
+    int joinRuns = 100;
     for (int i = 0; i < args.length; i += 2) {
       switch (args[i]) {
         case "--sf" -> sf = Double.parseDouble(args[i + 1]);
@@ -42,6 +54,7 @@ public final class PlanningLatency {
         case "--warmup" -> warmups = Integer.parseInt(args[i + 1]);
         case "--dir" -> dir = Path.of(args[i + 1]);
         case "--only" -> only = args[i + 1];
+        case "--join-runs" -> joinRuns = Integer.parseInt(args[i + 1]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -60,13 +73,16 @@ public final class PlanningLatency {
         + " FROM orders WHERE o_orderkey = {id}");
     statements.put("TPC-H Q6", TpchQueries.query(6, sf));
     statements.put("TPC-H Q2", TpchQueries.query(2, sf));
+    String joinName = "64-table join (select5 shape)";
+    boolean join = only == null || joinName.contains(only.toLowerCase(Locale.ROOT));
     if (only != null) {
       String wanted = only.toLowerCase(Locale.ROOT);
       statements.keySet().removeIf(name -> !name.toLowerCase(Locale.ROOT).contains(wanted));
-      if (statements.isEmpty()) {
+      if (statements.isEmpty() && !join) {
         throw new IllegalArgumentException("no statement's name contains " + only);
       }
     }
+    Path joinTables = Files.createTempDirectory("lake-planning-join");
     try (TableEngine log = ServiceLoader.load(TableEngineFactory.class).stream().map(ServiceLoader.Provider::get)
         .filter(f -> f.name().equals("log")).findFirst().orElseThrow().create(Map.of())) {
       MapCatalog catalog = new MapCatalog();
@@ -75,11 +91,12 @@ public final class PlanningLatency {
         catalog.put(new TableName("tpch", table.getTableName()),
             log.open(location).orElseThrow(() -> new IllegalStateException("missing " + location)));
       }
+      String joinSql = manyWayJoin(log, catalog, joinTables, 64);
       SqlEngine engine = new SqlEngine(catalog, Long.MAX_VALUE, 1, null, 0);
-      System.out.printf(Locale.ROOT, "%-38s %10s %10s %10s%n", "statement (plan cache off)", "p50 ms", "p90 ms",
-          "p50 CPU ms");
+      System.out.printf(Locale.ROOT, "%-38s %10s %10s %10s %10s%n", "statement (plan cache off)", "p50 ms", "p90 ms",
+          "p99 ms", "p50 CPU ms");
       // The planning thread's CPU time as well: on a loaded machine it varies less than wall time.
-      java.lang.management.ThreadMXBean threadBean = java.lang.management.ManagementFactory.getThreadMXBean();
+      ThreadMXBean threadBean = ManagementFactory.getThreadMXBean();
       // Round robin over the statements, so a change in the machine's load reaches all alike.
       List<String> texts = List.copyOf(statements.values());
       long[][] times = new long[texts.size()][runs];
@@ -103,12 +120,66 @@ public final class PlanningLatency {
       }
       int s = 0;
       for (String name : statements.keySet()) {
-        Arrays.sort(times[s]);
-        Arrays.sort(cpu[s]);
-        System.out.printf(Locale.ROOT, "%-38s %10.3f %10.3f %10.3f%n", name,
-            times[s][runs / 2] / 1e6, times[s][runs * 9 / 10] / 1e6, cpu[s][runs / 2] / 1e6);
+        print(name, times[s], cpu[s]);
         s++;
       }
+      if (join) {
+        long[] joinTimes = new long[joinRuns];
+        long[] joinCpu = new long[joinRuns];
+        for (int i = 0; i < warmups / 20 + joinRuns; i++) {
+          long cpuStart = threadBean.getCurrentThreadCpuTime();
+          long start = System.nanoTime();
+          engine.prepare(joinSql);
+          if (i >= warmups / 20) {
+            joinTimes[i - warmups / 20] = System.nanoTime() - start;
+            joinCpu[i - warmups / 20] = threadBean.getCurrentThreadCpuTime() - cpuStart;
+          }
+        }
+        print(joinName, joinTimes, joinCpu);
+      }
+    } finally {
+      try (var paths = Files.walk(joinTables)) {
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
     }
+  }
+
+  private static void print(String name, long[] times, long[] cpu) {
+    Arrays.sort(times);
+    Arrays.sort(cpu);
+    int n = times.length;
+    System.out.printf(Locale.ROOT, "%-38s %10.3f %10.3f %10.3f %10.3f%n", name, times[n / 2] / 1e6,
+        times[n * 9 / 10] / 1e6, times[Math.min(n - 1, n * 99 / 100)] / 1e6, cpu[n / 2] / 1e6);
+  }
+
+  /**
+   * {@code n} empty tables {@code j.t1..tn (a_i, b_i, x_i)} and a query joining all of them along
+   * a random spanning tree of equalities {@code a_i = b_j} (fixed seed), with bare column names,
+   * the tables and conditions in random order and one {@code a_k = 10}, as SQLite's select5.
+   */
+  private static String manyWayJoin(TableEngine log, MapCatalog catalog, Path dir, int n) {
+    Random random = new Random(7);
+    List<Integer> tables = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      Schema schema = new Schema(List.of(
+          Field.notNullable("a" + i, new ArrowType.Int(32, true)),
+          Field.nullable("b" + i, new ArrowType.Int(32, true)),
+          Field.nullable("x" + i, ArrowType.Utf8.INSTANCE)));
+      catalog.put(new TableName("j", "t" + i), log.create(TableLocation.of(dir.resolve("t" + i)), schema));
+      tables.add(i);
+    }
+    Collections.shuffle(tables, random);
+    List<String> conditions = new ArrayList<>();
+    for (int k = 1; k < n; k++) {
+      int i = tables.get(k);
+      int j = tables.get(random.nextInt(k));
+      conditions.add(random.nextBoolean() ? "a" + i + " = b" + j : "b" + i + " = a" + j);
+    }
+    conditions.add("a" + tables.get(random.nextInt(n)) + " = 10");
+    Collections.shuffle(conditions, random);
+    Collections.shuffle(tables, random);
+    return "SELECT " + String.join(", ", tables.stream().map(i -> "x" + i).toList())
+        + " FROM " + String.join(", ", tables.stream().map(i -> "j.t" + i).toList())
+        + " WHERE " + String.join(" AND ", conditions);
   }
 }

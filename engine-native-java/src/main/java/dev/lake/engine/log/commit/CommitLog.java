@@ -47,11 +47,20 @@ public final class CommitLog {
   }
 
   public static String entryKey(long version) {
-    return LOG + String.format("%020d.json", version);
+    return LOG + twentyDigits(version) + ".json";
   }
 
   public static String checkpointKey(long version) {
-    return CHECKPOINTS + String.format("%020d.json", version);
+    return CHECKPOINTS + twentyDigits(version) + ".json";
+  }
+
+  /** {@code version} as {@code %020d} formats it, without the formatter (every table lookup reads a key). */
+  private static String twentyDigits(long version) {
+    if (version < 0) {
+      return String.format("%020d", version);
+    }
+    String digits = Long.toString(version);
+    return "0".repeat(20 - digits.length()) + digits;
   }
 
   static String expiryKey(long floor) {
