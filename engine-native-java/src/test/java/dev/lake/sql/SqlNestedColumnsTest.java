@@ -273,6 +273,10 @@ class SqlNestedColumnsTest {
         + " a JOIN (SELECT * FROM " + T + " WHERE id < 3000) b ON a.id = b.id ORDER BY a.id"));
     assertEquals(alone, run("SELECT b.id, b.video, a.tags, a.embedding, b.events, a.meta FROM (SELECT * FROM " + T
         + " WHERE id < 3000) a JOIN " + T + " b ON a.id = b.id ORDER BY b.id"));
+    // Large lists too, from both sides of one table joined with itself.
+    assertEquals(run("SELECT id, samples, samples FROM " + T + " WHERE id < 3000 ORDER BY id"),
+        run("SELECT a.id, a.samples, b.samples FROM " + T + " a JOIN " + T + " b ON a.id = b.id"
+            + " WHERE a.id < 3000 ORDER BY a.id"));
     // The side a LEFT JOIN fills with NULLs carries them too.
     List<List<Object>> left = alone.stream().map(r -> (Long) r.get(0) % 3 == 0 ? r
         : row(r.get(0), r.get(1), null, null, r.get(4), null)).toList();

@@ -716,14 +716,18 @@ public final class HashJoinOperator implements Operator {
       vectors.add(v);
       FieldVector nested = table.nested[c];
       if (nested != null) {
-        // A struct or list column, passed through: copied value by value.
+        // A struct or list column, passed through: copied value by value. Arrow copies through the
+        // source vector's one cached reader (and its children's), whose position is shared state,
+        // so the probes of one table on several threads take turns.
         v.setInitialCapacity(count);
         v.allocateNew();
-        for (int i = 0; i < count; i++) {
-          if (bp[i] < 0) {
-            setNull(v, i);
-          } else {
-            v.copyFromSafe(bp[i], i, nested);
+        synchronized (nested) {
+          for (int i = 0; i < count; i++) {
+            if (bp[i] < 0) {
+              setNull(v, i);
+            } else {
+              v.copyFromSafe(bp[i], i, nested);
+            }
           }
         }
         v.setValueCount(count);
