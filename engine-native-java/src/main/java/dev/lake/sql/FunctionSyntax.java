@@ -87,6 +87,11 @@ final class FunctionSyntax {
       return registry(op == SqlStdOperatorTable.CEIL ? MathFunctions.CEIL : MathFunctions.FLOOR)
           .createCall(pos, call.getOperandList());
     }
+    if (op == SqlStdOperatorTable.PLUS || op == SqlStdOperatorTable.MINUS) {
+      // PostgreSQL's date arithmetic (date - date, date ± integer); any other + and - stays Calcite's.
+      return (op == SqlStdOperatorTable.PLUS ? DateArithmetic.PLUS : DateArithmetic.MINUS)
+          .createCall(pos, call.getOperandList());
+    }
     if (op == SqlStdOperatorTable.CONCAT) {
       return registry(StringFunctions.CONCAT_OPERATOR).createCall(pos, call.getOperandList());
     }

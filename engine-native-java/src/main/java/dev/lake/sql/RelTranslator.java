@@ -863,11 +863,12 @@ final class RelTranslator {
     }
     for (int i = 0; i < build.fields().size(); i++) {
       SqlType t = build.types().get(i);
+      Field f = build.fields().get(i);
       if (t == null) {
-        throw new SqlException(SqlException.Kind.UNSUPPORTED, "a " + type + " JOIN passes struct and list"
-            + " columns through from its " + (swap ? "left" : "right") + " side only when the other side has"
-            + " none; column " + build.names().get(i) + " is one: select its fields instead, or"
-            + (type == JoinRelType.LEFT || type == JoinRelType.RIGHT ? " swap the sides (LEFT and RIGHT)" : " join in two steps"));
+        // A struct or list column, copied value by value; NULL where an outer join fills the side.
+        combinedFields.add(outer ? new Field(f.getName(), FieldType.nullable(f.getType()), f.getChildren()) : f);
+        combinedTypes.add(null);
+        continue;
       }
       t = outer ? t.withNullable(true) : t;
       combinedFields.add(field(build.names().get(i), t));
@@ -1300,6 +1301,12 @@ final class RelTranslator {
    * repeat each row as often as its count says.
    */
   private Node setOperation(org.apache.calcite.rel.core.SetOp op) {
+    String what = (op instanceof org.apache.calcite.rel.core.Intersect ? "INTERSECT" : "EXCEPT") + (op.all ? " ALL" : "");
+    for (org.apache.calcite.rel.type.RelDataTypeField f : op.getRowType().getFieldList()) {
+      if (RexToExpr.isNested(f.getType())) {
+        throw RexToExpr.wholeValue(what + " of column " + f.getName(), f.getType());
+      }
+    }
     Node counted = translate(SetOperations.counted(op));
     if (!op.all) {
       return counted;

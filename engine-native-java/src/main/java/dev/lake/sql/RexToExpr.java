@@ -519,6 +519,9 @@ final class RexToExpr {
     if (xInterval || yInterval) {
       return dateArithmetic(kind, xInterval ? y : x, xInterval ? x : y);
     }
+    if (DateArithmetic.dateResult(kind, x.getType(), y.getType(), rexBuilder.getTypeFactory()) != null) {
+      return daysArithmetic(kind, conv(x), conv(y), RelTypes.toLake(call.getType()));
+    }
     SqlType type = RelTypes.toLake(call.getType());
     Expr a = conv(x);
     Expr b = conv(y);
@@ -549,6 +552,20 @@ final class RexToExpr {
       // An untyped NULL operand (mod(NULL, 3)) takes the result's integer type.
       a = a.type().kind() == SqlType.Kind.NULL ? cast(a, type) : a;
       b = b.type().kind() == SqlType.Kind.NULL ? cast(b, type) : b;
+    }
+    return new Expr.Call(op, List.of(a, b), type);
+  }
+
+  /**
+   * PostgreSQL's {@code date - date} (INTEGER days) and {@code date ± integer} (DATE): a DATE is
+   * its day number, so both are integer arithmetic on it.
+   */
+  private static Expr daysArithmetic(SqlKind kind, Expr a, Expr b, SqlType type) {
+    Expr.Op op = kind == SqlKind.PLUS ? Expr.Op.ADD : Expr.Op.SUB;
+    if (type.kind() == SqlType.Kind.DATE) {
+      Expr date = a.type().kind() == SqlType.Kind.DATE ? a : b;
+      Expr days = date == a ? b : a;
+      return new Expr.Call(op, List.of(date, cast(days, SqlType.of(SqlType.Kind.INT64, days.type().nullable()))), type);
     }
     return new Expr.Call(op, List.of(a, b), type);
   }

@@ -275,9 +275,6 @@ final class WindowTranslation {
     if (call.distinct) {
       throw RexToExpr.unsupported(name + "(DISTINCT ...) OVER a window");
     }
-    if (call.ignoreNulls) {
-      throw RexToExpr.unsupported(name + "(...) IGNORE NULLS");
-    }
     WindowFunction.Kind kind = switch (call.getKind()) {
       case ROW_NUMBER -> WindowFunction.Kind.ROW_NUMBER;
       case RANK -> WindowFunction.Kind.RANK;
@@ -338,6 +335,10 @@ final class WindowTranslation {
               && kind != WindowFunction.Kind.NTH_VALUE ? RelTypes.toLake(literal.getType()) : type;
       constants.add(RexToExpr.literal(literal, target).value());
     }
-    return new WindowFunction(kind, args, constants, type);
+    if (call.ignoreNulls && !kind.skipsNulls()) {
+      throw new SqlException(SqlException.Kind.INVALID, name + "(...) IGNORE NULLS: only lag, lead,"
+          + " first_value, last_value and nth_value take IGNORE NULLS");
+    }
+    return new WindowFunction(kind, args, constants, type, call.ignoreNulls);
   }
 }

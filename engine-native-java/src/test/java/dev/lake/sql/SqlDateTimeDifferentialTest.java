@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * epochs, leap days and ISO-week year boundaries occur), for the fields and units where DuckDB's
  * semantics are PostgreSQL's: EXTRACT of every whole field and of the epoch, date_trunc to second
  * ... decade (DuckDB truncates centuries differently), month and year intervals with the
- * end-of-month rule, to_timestamp and make_date. Timestamps are compared as epoch seconds.
+ * end-of-month rule, to_timestamp and make_date, date - date and date ± integer. Timestamps are compared as epoch seconds.
  */
 class SqlDateTimeDifferentialTest {
   @TempDir
@@ -46,6 +46,9 @@ class SqlDateTimeDifferentialTest {
       "SELECT EXTRACT(year FROM ts) AS y, count(*), min(EXTRACT(epoch FROM date_trunc('month', ts))) FROM t"
           + " GROUP BY EXTRACT(year FROM ts) ORDER BY y",
       "SELECT id, EXTRACT(epoch FROM to_timestamp(s)), CAST(make_date(y, m, 28) AS VARCHAR) FROM t ORDER BY id",
+      // date - date: days (DuckDB's BIGINT, PostgreSQL's INTEGER); date ± integer: a DATE.
+      "SELECT id, d - DATE '2000-01-01', DATE '1970-01-01' - d, CAST(d + m AS VARCHAR), CAST(d - y AS VARCHAR),"
+          + " CAST(y + d AS VARCHAR) FROM t ORDER BY id",
   };
 
   @Test

@@ -87,11 +87,6 @@ class SqlErrorTest extends SqlFixture {
         SqlException.Kind.UNSUPPORTED);
     assertTrue(window.getMessage().startsWith(
         "window frame ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE TIES is not supported yet"), window.getMessage());
-    SqlException ignoreNulls = prepareFails(
-        "SELECT lag(a.id) IGNORE NULLS OVER (ORDER BY a.id) FROM episodes a JOIN episodes b ON a.id = b.id",
-        SqlException.Kind.UNSUPPORTED);
-    assertTrue(ignoreNulls.getMessage().startsWith("lag(...) IGNORE NULLS is not supported yet"),
-        ignoreNulls.getMessage());
     SqlException columns = prepareFails(
         "SELECT id FROM episodes INTERSECT SELECT id, id FROM episodes", SqlException.Kind.INVALID);
     assertTrue(columns.getMessage().contains("Column count mismatch in INTERSECT")

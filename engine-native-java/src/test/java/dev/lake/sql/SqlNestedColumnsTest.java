@@ -265,16 +265,59 @@ class SqlNestedColumnsTest {
   }
 
   @Test
-  void joinsWithStructColumnsOnBothSidesAndUnionDistinctOfThemAreRefusedNamingTheColumn() {
-    SqlException both = assertThrows(SqlException.class, () -> sql.prepare(
-        "SELECT a.video, b.tags FROM " + T + " a JOIN " + T + " b ON a.id = b.id"));
-    assertEquals(SqlException.Kind.UNSUPPORTED, both.kind(), both.getMessage());
-    assertTrue(both.getMessage().contains("struct and list columns") && both.getMessage().contains("column "),
-        both.getMessage());
-    SqlException distinct = assertThrows(SqlException.class, () -> sql.prepare(
-        "SELECT id, video FROM " + T + " UNION SELECT id, video FROM " + T));
-    assertEquals(SqlException.Kind.INVALID, distinct.kind(), distinct.getMessage());
-    assertTrue(distinct.getMessage().contains("UNION (distinct) of column video"), distinct.getMessage());
+  void joinsCarryStructAndListColumnsFromBothSidesWithNullsWhereAnOuterJoinFills() throws Exception {
+    List<List<Object>> alone = run("SELECT id, video, tags, embedding, events, meta FROM " + T
+        + " WHERE id < 3000 ORDER BY id");
+    // Both sides carry nested columns; the build side holds 3,000 rows over several morsels.
+    assertEquals(alone, run("SELECT a.id, a.video, b.tags, b.embedding, a.events, b.meta FROM " + T
+        + " a JOIN (SELECT * FROM " + T + " WHERE id < 3000) b ON a.id = b.id ORDER BY a.id"));
+    assertEquals(alone, run("SELECT b.id, b.video, a.tags, a.embedding, b.events, a.meta FROM (SELECT * FROM " + T
+        + " WHERE id < 3000) a JOIN " + T + " b ON a.id = b.id ORDER BY b.id"));
+    // Large lists too, from both sides of one table joined with itself.
+    assertEquals(run("SELECT id, samples, samples FROM " + T + " WHERE id < 3000 ORDER BY id"),
+        run("SELECT a.id, a.samples, b.samples FROM " + T + " a JOIN " + T + " b ON a.id = b.id"
+            + " WHERE a.id < 3000 ORDER BY a.id"));
+    // The side a LEFT JOIN fills with NULLs carries them too.
+    List<List<Object>> left = alone.stream().map(r -> (Long) r.get(0) % 3 == 0 ? r
+        : row(r.get(0), r.get(1), null, null, r.get(4), null)).toList();
+    assertEquals(left, run("SELECT a.id, a.video, b.tags, b.embedding, a.events, b.meta FROM (SELECT * FROM " + T
+        + " WHERE id < 3000) a LEFT JOIN (SELECT * FROM " + T + " WHERE id % 3 = 0) b ON a.id = b.id ORDER BY a.id"));
+    assertEquals(left, run("SELECT b.id, b.video, a.tags, a.embedding, b.events, a.meta FROM (SELECT * FROM " + T
+        + " WHERE id % 3 = 0) a RIGHT JOIN (SELECT * FROM " + T + " WHERE id < 3000) b ON a.id = b.id ORDER BY b.id"));
+    List<List<Object>> full = new ArrayList<>();
+    for (List<Object> r : alone) {
+      long id = (Long) r.get(0);
+      if (id < 40) {
+        full.add(row(id, r.get(1), id >= 20 ? r.get(2) : null, id >= 20 ? id : null));
+      }
+    }
+    for (List<Object> r : alone) {
+      long id = (Long) r.get(0);
+      if (id >= 40 && id < 60) {
+        full.add(row(null, null, r.get(2), id));
+      }
+    }
+    assertEquals(full, run("SELECT a.id, a.video, b.tags, b.id FROM (SELECT * FROM " + T + " WHERE id < 40) a"
+        + " FULL JOIN (SELECT * FROM " + T + " WHERE id >= 20 AND id < 60) b ON a.id = b.id"
+        + " ORDER BY b.id NULLS FIRST, a.id"));
+    // Semi and anti joins keep their left side's nested columns whichever side is built.
+    assertEquals(alone.stream().filter(r -> (Long) r.get(0) % 7 == 0).toList(),
+        run("SELECT id, video, tags, embedding, events, meta FROM " + T + " a WHERE id < 3000 AND EXISTS"
+            + " (SELECT 1 FROM " + T + " b WHERE b.id = a.id AND b.id % 7 = 0 AND b.tags IS NOT NULL"
+            + " OR b.id = a.id AND b.id % 7 = 0) ORDER BY id"));
+    assertEquals(alone.stream().filter(r -> (Long) r.get(0) % 7 != 0).toList(),
+        run("SELECT id, video, tags, embedding, events, meta FROM " + T + " a WHERE id < 3000 AND id NOT IN"
+            + " (SELECT id FROM " + T + " WHERE id % 7 = 0) ORDER BY id"));
+  }
+
+  @Test
+  void unionDistinctIntersectAndExceptOfStructOrListColumnsAreRefusedNamingTheColumn() {
+    for (String op : List.of("UNION", "INTERSECT", "EXCEPT")) {
+      SqlException e = assertThrows(SqlException.class, () -> sql.prepare(
+          "SELECT id, video FROM " + T + " " + op + " SELECT id, video FROM " + T));
+      assertEquals(SqlException.Kind.INVALID, e.kind(), e.getMessage());
+      assertTrue(e.getMessage().contains("of column video"), e.getMessage());
+    }
   }
 
   // ---------------------------------------------------------------- refusals

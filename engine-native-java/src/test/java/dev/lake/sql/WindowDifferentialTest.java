@@ -131,6 +131,23 @@ class WindowDifferentialTest {
     }, rs -> microseconds(Results.read(rs)), rows -> rows);
   }
 
+  @Test
+  void ignoreNullsAnswersLikeDuckDb() throws Exception {
+    String[] offsets = {"lag(v)", "lag(v, 2)", "lead(s)", "lead(x, 3, 0.5)", "lag(d, 1)", "lead(v, 2, -1)"};
+    String[] values = {"first_value(v)", "last_value(s)", "nth_value(x, 2)", "first_value(m)", "nth_value(s, 3)"};
+    Differential.assertAnswersAgree(duck, sql, allocator, 20261203L, 60, random -> {
+      Generator g = new Generator(random);
+      boolean offset = random.nextBoolean();
+      String call = offset ? offsets[random.nextInt(offsets.length)] : values[random.nextInt(values.length)];
+      String over = " OVER (" + g.partition() + "ORDER BY " + g.keys() + ", id" + (offset ? "" : " " + g.rowsFrame()) + ")";
+      String where = g.where();
+      // lake takes SQL's form, call(...) IGNORE NULLS; DuckDB the IGNORE NULLS inside the call.
+      String lake = "SELECT id, " + call + " IGNORE NULLS" + over + " FROM w" + where;
+      String duckdb = "SELECT id, " + call.substring(0, call.length() - 1) + " IGNORE NULLS)" + over + " FROM w" + where;
+      return new Differential.Query(lake, duckdb, false);
+    }, rs -> microseconds(Results.read(rs)), rows -> rows);
+  }
+
   /** DuckDB's timestamps as lake reads them: microseconds since the epoch, UTC. */
   private static List<List<Object>> microseconds(List<List<Object>> rows) {
     List<List<Object>> out = new ArrayList<>();

@@ -624,14 +624,7 @@ public final class HashJoinOperator implements Operator {
         v.setInitialCapacity(count);
         v.allocateNew();
         for (int i = 0; i < count; i++) {
-          switch (v) {
-            case BaseFixedWidthVector fixed -> fixed.setNull(i);
-            case org.apache.arrow.vector.BaseVariableWidthVector variable -> variable.setNull(i);
-            case org.apache.arrow.vector.complex.StructVector struct -> struct.setNull(i);
-            case org.apache.arrow.vector.complex.ListVector list -> list.setNull(i);
-            case org.apache.arrow.vector.complex.FixedSizeListVector list -> list.setNull(i);
-            default -> throw new IllegalStateException("FULL JOIN probe column of type " + v.getField().getType());
-          }
+          setNull(v, i);
         }
         v.setValueCount(count);
       }
@@ -702,6 +695,18 @@ public final class HashJoinOperator implements Operator {
     return new VectorSchemaRoot(fields, vectors, count);
   }
 
+  private static void setNull(FieldVector v, int i) {
+    switch (v) {
+      case BaseFixedWidthVector fixed -> fixed.setNull(i);
+      case org.apache.arrow.vector.BaseVariableWidthVector variable -> variable.setNull(i);
+      case org.apache.arrow.vector.complex.StructVector struct -> struct.setNull(i);
+      case org.apache.arrow.vector.complex.ListVector list -> list.setNull(i);
+      case org.apache.arrow.vector.complex.LargeListVector list -> list.setNull(i);
+      case org.apache.arrow.vector.complex.FixedSizeListVector list -> list.setNull(i);
+      default -> throw new IllegalStateException("a NULL of type " + v.getField().getType() + " in a join's output");
+    }
+  }
+
   /** Appends the build columns at rows {@code bp[0..count)} (-1: NULL) to {@code vectors}. */
   private void addBuildColumns(List<FieldVector> vectors, int[] bp, int count) {
     List<Field> fields = combined.getFields();
@@ -709,6 +714,25 @@ public final class HashJoinOperator implements Operator {
     for (int c = 0; c < buildCols.length; c++) {
       FieldVector v = fields.get(probeColumns + c).createVector(allocator);
       vectors.add(v);
+      FieldVector nested = table.nested[c];
+      if (nested != null) {
+        // A struct or list column, passed through: copied value by value. Arrow copies through the
+        // source vector's one cached reader (and its children's), whose position is shared state,
+        // so the probes of one table on several threads take turns.
+        v.setInitialCapacity(count);
+        v.allocateNew();
+        synchronized (nested) {
+          for (int i = 0; i < count; i++) {
+            if (bp[i] < 0) {
+              setNull(v, i);
+            } else {
+              v.copyFromSafe(bp[i], i, nested);
+            }
+          }
+        }
+        v.setValueCount(count);
+        continue;
+      }
       Utf8Column bytes = table.strings[c];
       if (bytes != null && v instanceof VarCharVector utf8) {
         bytes.gather(bp, count, utf8);

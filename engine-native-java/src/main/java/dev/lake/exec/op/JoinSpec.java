@@ -24,9 +24,9 @@ public record JoinSpec(HashJoinOperator.Type type, List<Expr> probeKeys, List<Ex
     probeKeys = List.copyOf(probeKeys);
     buildKeys = List.copyOf(buildKeys);
     nullSafe = nullSafe.clone();
-    // A null type: a struct or list column, passed through (probe side only).
+    // A null type: a struct or list column, passed through (copied value by value).
     probeTypes = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(probeTypes));
-    buildTypes = List.copyOf(buildTypes);
+    buildTypes = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(buildTypes));
     if (probeKeys.size() != buildKeys.size() || nullSafe.length != probeKeys.size()) {
       throw new IllegalArgumentException("one probe key, build key and null-safety flag per key");
     }

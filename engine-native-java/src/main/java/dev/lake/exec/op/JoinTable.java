@@ -73,6 +73,11 @@ public final class JoinTable implements AutoCloseable {
   final Utf8Column[] strings;
   /** Fixed-width build columns as their vectors' bytes, or null entries. */
   final FixedColumn[] fixed;
+  /**
+   * Struct and list build columns (the engine passes them through) as Arrow vectors of all build
+   * rows, owned by this table until {@link #close()}; null entries for the other columns.
+   */
+  final FieldVector[] nested;
   final Col[] keys;
   /**
    * Bit {@code hash >>> filterShift} is set for every build row's key hash: a probe row whose bit
@@ -124,6 +129,7 @@ public final class JoinTable implements AutoCloseable {
     this.columns = columns;
     this.strings = raw.strings();
     this.fixed = raw.fixed();
+    this.nested = raw.nested();
     this.keys = keys;
     this.hashes = hashes;
     this.head = head;
@@ -159,8 +165,8 @@ public final class JoinTable implements AutoCloseable {
    * @throws org.apache.arrow.memory.OutOfMemoryException if the table does not fit the budget
    */
   public static JoinTable build(Operator input, JoinSpec spec, int threads, BufferAllocator allocator) {
-    try (HeapBudget partsHeap = new HeapBudget(allocator, "hash join build side")) {
-      Part part = new Part(spec, partsHeap);
+    try (HeapBudget partsHeap = new HeapBudget(allocator, "hash join build side");
+        Part part = new Part(spec, partsHeap, allocator)) {
       Batch batch;
       while ((batch = input.next()) != null) {
         part.add(batch);
@@ -180,18 +186,25 @@ public final class JoinTable implements AutoCloseable {
     Part[] parts = new Part[units.size()];
     try (HeapBudget partsHeap = new HeapBudget(allocator, "hash join build side")) {
       MorselWorkers.run(units.size(), threads, QueryControl.of(allocator), (m, workers) -> {
-        Part part = new Part(spec, partsHeap);
+        // Stored before it is filled, so the finally below closes its vectors whatever happens.
+        Part part = parts[m] = new Part(spec, partsHeap, allocator);
         try (Operator op = input.open(List.of(units.get(m)))) {
           Batch batch;
           while (!workers.stopping() && (batch = op.next()) != null) {
             part.add(batch);
           }
         }
-        parts[m] = part;
       });
       // No morsels (an empty table): one empty part, so each column is kept as its type says.
-      return assemble(units.isEmpty() ? List.of(new Part(spec, partsHeap)) : Arrays.asList(parts),
-          spec, threads, allocator);
+      try (Part empty = new Part(spec, partsHeap, allocator)) {
+        return assemble(units.isEmpty() ? List.of(empty) : Arrays.asList(parts), spec, threads, allocator);
+      }
+    } finally {
+      for (Part part : parts) {
+        if (part != null) {
+          part.close();
+        }
+      }
     }
   }
 
@@ -208,21 +221,26 @@ public final class JoinTable implements AutoCloseable {
     }
     int capacity = Integer.highestOneBit(Math.max(4, n) * 2 - 1) << 1;
     HeapBudget heap = new HeapBudget(allocator, "hash join build side");
+    Raw raw = null;
     try {
       heap.charge(partBytes + 4L * n + 4L * capacity + 4L * n);
       Col[] columns = new Col[spec.keepsBuildColumns() ? buildTypes.size() : 0];
-      Raw raw = new Raw(new Utf8Column[columns.length], new FixedColumn[columns.length]);
+      raw = new Raw(new Utf8Column[columns.length], new FixedColumn[columns.length],
+          new FieldVector[columns.length]);
+      Raw kept = raw;
       List<Field> fields = spec.combined().getFields()
           .subList(spec.probeTypes().size(), spec.combined().getFields().size());
       Col[] keys = new Col[keyTypes.size()];
       // One task per column and per key column: plain copies in morsel order.
       MorselWorkers.run(columns.length + keys.length, threads, control, (t, workers) -> {
-        if (t < columns.length && allKept(parts, p -> p.strings, t, Utf8Column::toCol)) {
-          raw.strings()[t] = Utf8Column.concat(parts.stream().flatMap(p -> p.strings.get(t).stream()).toList());
+        if (t < columns.length && buildTypes.get(t) == null) {
+          kept.nested()[t] = concatNested(parts, t, fields.get(t), allocator);
+        } else if (t < columns.length && allKept(parts, p -> p.strings, t, Utf8Column::toCol)) {
+          kept.strings()[t] = Utf8Column.concat(parts.stream().flatMap(p -> p.strings.get(t).stream()).toList());
         } else if (t < columns.length
             && allKept(parts, p -> p.fixed, t, bytes -> bytes.toCol(fields.get(t), allocator))) {
           List<FixedColumn> all = parts.stream().flatMap(p -> p.fixed.get(t).stream()).toList();
-          raw.fixed()[t] = FixedColumn.concat(all, all.isEmpty() ? 0 : all.getFirst().width);
+          kept.fixed()[t] = FixedColumn.concat(all, all.isEmpty() ? 0 : all.getFirst().width);
         } else if (t < columns.length) {
           columns[t] = Cols.concat(parts.stream().flatMap(p -> p.columns.get(t).stream()).toList(),
               buildTypes.get(t));
@@ -261,7 +279,50 @@ public final class JoinTable implements AutoCloseable {
       return table;
     } catch (RuntimeException | Error e) {
       heap.close();
+      closeNested(raw);
       throw e;
+    }
+  }
+
+  /**
+   * Struct or list build column {@code c} of all parts as one vector (transfers ownership to the
+   * caller): the single part's own vector when there is one, else a copy of the parts' rows in
+   * order.
+   */
+  private static FieldVector concatNested(List<Part> parts, int c, Field field, BufferAllocator allocator) {
+    if (parts.size() == 1) {
+      return parts.getFirst().takeNested(c);
+    }
+    FieldVector all = field.createVector(allocator);
+    try {
+      int rows = 0;
+      for (Part p : parts) {
+        rows += p.rows;
+      }
+      all.setInitialCapacity(rows);
+      all.allocateNew();
+      int at = 0;
+      for (Part p : parts) {
+        FieldVector from = p.nested[c];
+        for (int r = 0; r < p.rows; r++) {
+          all.copyFromSafe(r, at++, from);
+        }
+      }
+      all.setValueCount(at);
+      return all;
+    } catch (RuntimeException | Error e) {
+      all.close();
+      throw e;
+    }
+  }
+
+  private static void closeNested(Raw raw) {
+    if (raw != null) {
+      for (FieldVector v : raw.nested()) {
+        if (v != null) {
+          v.close();
+        }
+      }
     }
   }
 
@@ -285,8 +346,8 @@ public final class JoinTable implements AutoCloseable {
     return false;
   }
 
-  /** The build columns kept as bytes, by kind; null entries for the others. */
-  private record Raw(Utf8Column[] strings, FixedColumn[] fixed) {}
+  /** The build columns kept as bytes or, when nested, as vectors, by kind; null entries for the others. */
+  private record Raw(Utf8Column[] strings, FixedColumn[] fixed, FieldVector[] nested) {}
 
   /**
    * Chains the rows into their buckets. Rows go in from last to first, so each chain lists its
@@ -459,14 +520,25 @@ public final class JoinTable implements AutoCloseable {
     return new boolean[rows];
   }
 
-  /** Returns the table's heap to the budget. */
+  /** Returns the table's heap to the budget and closes its struct and list vectors. */
   @Override
   public void close() {
-    heap.close();
+    try {
+      heap.close();
+    } finally {
+      for (FieldVector v : nested) {
+        if (v != null) {
+          v.close();
+        }
+      }
+    }
   }
 
-  /** The rows of one morsel (or of a whole serial build): columns and keys per batch. */
-  private static final class Part {
+  /**
+   * The rows of one morsel (or of a whole serial build): columns and keys per batch, and the
+   * struct and list columns as vectors it owns until {@link #close()} or {@link #takeNested}.
+   */
+  private static final class Part implements AutoCloseable {
     private final List<Kernel> keyKernels;
     private final boolean keepColumns;
     private final HeapBudget heap;
@@ -478,10 +550,12 @@ public final class JoinTable implements AutoCloseable {
     /** Per column: the Arrow type of the join's output, which bytes kept must have. */
     private final List<ArrowType> outputTypes;
     final List<List<Col>> keys = new ArrayList<>();
+    /** Per column: its rows so far when it is a struct or list, else null. */
+    final FieldVector[] nested;
     int rows;
     long bytes;
 
-    Part(JoinSpec spec, HeapBudget heap) {
+    Part(JoinSpec spec, HeapBudget heap, BufferAllocator allocator) {
       // Compiled per part: a part is filled by one thread, and kernels may keep scratch state.
       this.keyKernels = spec.buildKeys().stream().map(Kernel::compile).toList();
       this.keepColumns = spec.keepsBuildColumns();
@@ -489,11 +563,23 @@ public final class JoinTable implements AutoCloseable {
       List<Field> fields = spec.combined().getFields();
       this.outputTypes = fields.subList(spec.probeTypes().size(), fields.size()).stream()
           .map(Field::getType).toList();
+      List<Field> buildFields = fields.subList(spec.probeTypes().size(), fields.size());
+      this.nested = new FieldVector[keepColumns ? spec.buildTypes().size() : 0];
       for (int c = 0; keepColumns && c < spec.buildTypes().size(); c++) {
-        boolean utf8 = spec.buildTypes().get(c).kind() == SqlType.Kind.UTF8;
+        SqlType type = spec.buildTypes().get(c);
+        boolean utf8 = type != null && type.kind() == SqlType.Kind.UTF8;
         columns.add(new ArrayList<>());
         strings.add(utf8 ? new ArrayList<>() : null);
-        fixed.add(utf8 ? null : new ArrayList<>());
+        fixed.add(utf8 || type == null ? null : new ArrayList<>());
+        if (type == null) {
+          try {
+            nested[c] = buildFields.get(c).createVector(allocator);
+            nested[c].allocateNew();
+          } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+          }
+        }
       }
       for (Expr ignored : spec.buildKeys()) {
         keys.add(new ArrayList<>());
@@ -509,7 +595,13 @@ public final class JoinTable implements AutoCloseable {
       long added = 4L * n;
       for (int c = 0; c < columns.size(); c++) {
         FieldVector vector = batch.root().getVector(c);
-        if (strings.get(c) != null && vector instanceof VarCharVector utf8) {
+        if (nested[c] != null) {
+          // A struct or list: its rows copied value by value (Arrow buffers, not heap).
+          for (int i = 0; i < n; i++) {
+            nested[c].copyFromSafe(batch.row(i), rows + i, vector);
+          }
+          nested[c].setValueCount(rows + n);
+        } else if (strings.get(c) != null && vector instanceof VarCharVector utf8) {
           Utf8Column col = Utf8Column.read(utf8, batch);
           added += col.heapBytes();
           strings.get(c).add(col);
@@ -539,6 +631,24 @@ public final class JoinTable implements AutoCloseable {
       heap.charge(added);
       rows += n;
       bytes += added;
+    }
+
+    /** Nested column {@code c}'s vector, handed over to the caller (transfers ownership). */
+    FieldVector takeNested(int c) {
+      FieldVector v = nested[c];
+      nested[c] = null;
+      v.setValueCount(rows);
+      return v;
+    }
+
+    @Override
+    public void close() {
+      for (int c = 0; c < nested.length; c++) {
+        if (nested[c] != null) {
+          nested[c].close();
+          nested[c] = null;
+        }
+      }
     }
   }
 }

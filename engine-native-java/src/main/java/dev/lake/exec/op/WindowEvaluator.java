@@ -405,6 +405,7 @@ final class WindowEvaluator {
     int[] args = f.args();
     Col values = args[0] >= 0 ? columns.apply(args[0]) : null;
     int sign = f.kind() == WindowFunction.Kind.LAG ? -1 : 1;
+    NonNulls nonNulls = f.ignoreNulls() ? nonNulls(f) : null;
     for (int p = 0; p < partCount; p++) {
       int ps = parts[p];
       int pe = parts[p + 1];
@@ -415,7 +416,7 @@ final class WindowEvaluator {
           setNull(out, row);
           continue;
         }
-        long target = g + sign * offset;
+        long target = nonNulls == null ? g + sign * offset : nonNulls.offset(g, sign * offset, ps, pe);
         if (target >= ps && target < pe) {
           copy(values, f, 0, ord[(int) target], out, row);
         } else if (args.length > 2) {
@@ -430,19 +431,20 @@ final class WindowEvaluator {
   private void value(WindowFunction f, Col out) {
     int[] args = f.args();
     Col values = args[0] >= 0 ? columns.apply(args[0]) : null;
+    NonNulls nonNulls = f.ignoreNulls() ? nonNulls(f) : null;
     for (int g = 0; g < n; g++) {
       int row = ord[g];
       int s = frameStart[g];
       int e = frameEnd[g];
       long target = switch (f.kind()) {
-        case FIRST_VALUE -> s;
-        case LAST_VALUE -> e - 1L;
+        case FIRST_VALUE -> nonNulls == null ? s : nonNulls.nth(s, e, 1);
+        case LAST_VALUE -> nonNulls == null ? e - 1L : nonNulls.last(s, e);
         default -> {
           Long nth = longArg(f, 1, row);
           if (nth != null && nth <= 0) {
             throw new ExecutionException("argument of nth_value must be greater than zero, not " + nth);
           }
-          yield nth == null ? Long.MAX_VALUE : s + nth - 1;
+          yield nth == null ? Long.MAX_VALUE : nonNulls == null ? s + nth - 1 : nonNulls.nth(s, e, nth);
         }
       };
       if (e > s && target >= s && target < e) {
@@ -451,6 +453,44 @@ final class WindowEvaluator {
         setNull(out, row);
       }
     }
+  }
+
+  /**
+   * The sorted positions whose argument 0 is not NULL, for IGNORE NULLS: {@code before[g]} of
+   * them lie before position {@code g}, the {@code j}-th (from 0) is at {@code at[j]}.
+   */
+  private record NonNulls(int[] before, int[] at) {
+    /** The position {@code k} non-NULL values after (k > 0) or before (k < 0) {@code g} in [ps, pe), or -1. */
+    long offset(int g, long k, int ps, int pe) {
+      if (k == 0) {
+        return g;
+      }
+      long j = k < 0 ? before[g] + k : before[g + 1] + k - 1;
+      return j >= before[ps] && j < before[pe] ? at[(int) j] : -1;
+    }
+
+    /** The position of the {@code k}-th (from 1) non-NULL value in [s, e), or -1. */
+    long nth(int s, int e, long k) {
+      long j = before[s] + k - 1;
+      return s < e && j < before[e] ? at[(int) j] : -1;
+    }
+
+    /** The position of the last non-NULL value in [s, e), or -1. */
+    long last(int s, int e) {
+      return s < e && before[e] > before[s] ? at[before[e] - 1] : -1;
+    }
+  }
+
+  private NonNulls nonNulls(WindowFunction f) {
+    int[] before = prefixCounts(f);
+    budget.charge(4L * before[n]);
+    int[] at = new int[before[n]];
+    for (int g = 0; g < n; g++) {
+      if (before[g + 1] > before[g]) {
+        at[before[g]] = g;
+      }
+    }
+    return new NonNulls(before, at);
   }
 
   /** Prefix counts of the non-NULL values of argument 0 in sorted order, or null for count(*). */
