@@ -27,6 +27,11 @@ final class RegisteredTable implements TableHandle {
     this.handle = handle;
   }
 
+  /** The registry record this view reads at. */
+  TableEntry entry() {
+    return entry;
+  }
+
   @Override
   public TableLocation location() {
     return handle.location();

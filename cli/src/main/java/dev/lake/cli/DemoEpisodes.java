@@ -1,6 +1,6 @@
 package dev.lake.cli;
 
-import dev.lake.catalog.Catalog;
+import dev.lake.catalog.TableRegistry;
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
 import dev.lake.engine.RecordBatchReader;
@@ -11,6 +11,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
@@ -61,15 +62,15 @@ final class DemoEpisodes {
   private DemoEpisodes() {}
 
   /** Creates and fills the demo table unless it is already registered. @return true if created */
-  static boolean createIfAbsent(Catalog catalog, BufferAllocator allocator) {
+  static boolean createIfAbsent(TableRegistry catalog, BufferAllocator allocator) {
     if (catalog.lookup(TABLE).isPresent()) {
       return false;
     }
-    catalog.create(TABLE, SCHEMA, "log");
+    var created = catalog.create(TABLE, SCHEMA, "log");
     try (VectorSchemaRoot root = generate(allocator)) {
       var batch = new VectorUnloader(root).getRecordBatch();
       try (RecordBatchReader reader = new RecordBatchReader(allocator, SCHEMA, List.of(batch))) {
-        catalog.append(TABLE, operation(), reader);
+        catalog.append(TABLE, Optional.of(created.incarnation()), operation(), reader);
       }
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);

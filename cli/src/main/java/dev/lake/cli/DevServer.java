@@ -1,6 +1,7 @@
 package dev.lake.cli;
 
 import dev.lake.catalog.Catalog;
+import dev.lake.catalog.CatalogCache;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
 import dev.lake.flight.CatalogSqlCatalog;
@@ -20,7 +21,9 @@ import org.apache.arrow.memory.RootAllocator;
 /**
  * The all-in-one development server: the registry in RocksDB under the data directory, table
  * files under {@code <data-dir>/warehouse}, every engine found on the class path, and the Flight
- * SQL server on a loopback address. Creates {@code demo.episodes} on first start.
+ * SQL server on a loopback address. One process holds both tiers: the Query side reads through a
+ * {@link CatalogCache} whose authority is the in-process {@link Catalog}. Creates {@code
+ * demo.episodes} on first start.
  */
 final class DevServer implements AutoCloseable {
 
@@ -28,15 +31,17 @@ final class DevServer implements AutoCloseable {
   private final MetaStore store;
   private final Map<String, TableEngine> engines;
   private final Catalog catalog;
+  private final CatalogCache registry;
   private final LakeFlightServer server;
   private final boolean demoCreated;
 
   private DevServer(BufferAllocator allocator, MetaStore store, Map<String, TableEngine> engines,
-      Catalog catalog, LakeFlightServer server, boolean demoCreated) {
+      Catalog catalog, CatalogCache registry, LakeFlightServer server, boolean demoCreated) {
     this.allocator = allocator;
     this.store = store;
     this.engines = engines;
     this.catalog = catalog;
+    this.registry = registry;
     this.server = server;
     this.demoCreated = demoCreated;
   }
@@ -66,10 +71,12 @@ final class DevServer implements AutoCloseable {
       opened.addAll(engines.values());
       Catalog catalog = Catalog.open(store, engines, dataDir.resolve("warehouse"));
       opened.add(catalog);
-      boolean demoCreated = DemoEpisodes.createIfAbsent(catalog, allocator);
+      CatalogCache registry = CatalogCache.start(catalog, engines);
+      opened.add(registry);
+      boolean demoCreated = DemoEpisodes.createIfAbsent(registry, allocator);
       LakeFlightServer.Builder builder = LakeFlightServer.builder()
-          .catalog(catalog)
-          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog), limits.memoryBytes(), limits.threads()))
+          .registry(registry)
+          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry), limits.memoryBytes(), limits.threads()))
           .allocator(allocator)
           .host(host)
           .port(port);
@@ -78,7 +85,7 @@ final class DevServer implements AutoCloseable {
       }
       LakeFlightServer server = builder.build();
       server.start();
-      return new DevServer(allocator, store, engines, catalog, server, demoCreated);
+      return new DevServer(allocator, store, engines, catalog, registry, server, demoCreated);
     } catch (RuntimeException e) {
       for (int i = opened.size() - 1; i >= 0; i--) {
         try {
@@ -107,6 +114,7 @@ final class DevServer implements AutoCloseable {
   @Override
   public void close() {
     server.close();
+    registry.close();
     catalog.close();
     engines.values().forEach(TableEngine::close);
     store.close();

@@ -1,6 +1,6 @@
 package dev.lake.flight;
 
-import dev.lake.catalog.Catalog;
+import dev.lake.catalog.CatalogCache;
 import dev.lake.catalog.InvalidNameException;
 import dev.lake.catalog.NamespaceAlreadyExistsException;
 import dev.lake.catalog.NamespaceNotEmptyException;
@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -32,7 +33,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * opens as the registry's read view, so queries never see a version the registry has not made
  * visible. Names that are not valid registry identifiers simply do not exist.
  *
- * <p>DDL and INSERT change the registry through {@link Catalog}: a SQL schema is a registry
+ * <p>Reads are served by the {@link CatalogCache} without calling the registry's authority; DDL
+ * and INSERT change the registry through it (read your writes): a SQL schema is a registry
  * namespace (an empty one exists by its namespace record), a table is created with the
  * {@code log} engine unless {@code WITH (engine = ...)} names another, and an INSERT is one
  * append (one version). The registry's refusals become {@link SqlException}s of the kind the
@@ -40,9 +42,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
-  private final Catalog catalog;
+  private final CatalogCache catalog;
 
-  public CatalogSqlCatalog(Catalog catalog) {
+  public CatalogSqlCatalog(CatalogCache catalog) {
     this.catalog = Objects.requireNonNull(catalog, "catalog");
   }
 
@@ -77,7 +79,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
     return catalog.readHandle(ident);
   }
 
-  /** The registry's directory generation, which moves on every create, replace and drop. */
+  /** The cache's directory generation, which moves on every create, replace and drop it sees. */
   @Override
   public OptionalLong directoryGeneration() {
     return OptionalLong.of(catalog.directoryGeneration());
@@ -142,7 +144,11 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
       byte[] sha256) {
     return refusals(() -> {
       TableIdent ident = ident(name);
-      return catalog.append(ident, location, operation(ident, sha256), batches);
+      // The statement was planned against the incarnation whose files are at that location.
+      UUID incarnation = catalog.incarnationAt(ident, location)
+          .orElseThrow(() -> new TableNotFoundException(ident));
+      return catalog.append(ident, Optional.of(incarnation), operation(ident, sha256), batches)
+          .version();
     });
   }
 

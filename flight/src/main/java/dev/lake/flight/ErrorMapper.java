@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.lake.catalog.CatalogException;
 import dev.lake.catalog.ConcurrentChangeException;
 import dev.lake.catalog.InvalidNameException;
+import dev.lake.catalog.RegistryUnavailableException;
 import dev.lake.catalog.TableAlreadyExistsException;
 import dev.lake.catalog.TableNotFoundException;
 import dev.lake.engine.CommitConflictException;
@@ -40,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * mapping is the same whether the error is raised before a {@code DoGet} streams or after some
  * batches were sent.
  *
+ * <p>A registry authority that cannot be reached ({@link RegistryUnavailableException}: a write
+ * while Metasrv is down, a read before the first catalog snapshot) is {@code UNAVAILABLE}: retry
+ * later, with the same operation id for a write.
+ *
  * <p>A query stopped by its deadline ({@link SqlException.Kind#TIMED_OUT}, the call's gRPC
  * deadline or the server's query timeout) is {@code DEADLINE_EXCEEDED}; one stopped because the
  * client cancelled the call or went away ({@link SqlException.Kind#CANCELLED}) is {@code
@@ -74,6 +79,8 @@ final class ErrorMapper {
         yield status(GrpcStatus.DATA_LOSS, "corrupt data in " + corrupt.describe());
       }
       case QueryStoppedException stopped -> stopped(stopped.reason(), stopped.getMessage());
+      case RegistryUnavailableException unavailable ->
+          status(GrpcStatus.UNAVAILABLE, unavailable.getMessage());
       case TableNotFoundException notFound -> status(GrpcStatus.NOT_FOUND, notFound.getMessage());
       case TableAlreadyExistsException exists ->
           status(GrpcStatus.ALREADY_EXISTS, exists.getMessage());
@@ -108,8 +115,9 @@ final class ErrorMapper {
       case CORRUPT_DATA -> e.getCause() instanceof CorruptDataException corrupt
           ? corrupt(corrupt)
           : status(GrpcStatus.DATA_LOSS, message);
-      case INTERNAL -> e.getCause() instanceof CorruptMetadataException corrupt
-          ? toStatus(corrupt)
+      case INTERNAL -> e.getCause() instanceof CorruptMetadataException
+          || e.getCause() instanceof RegistryUnavailableException
+          ? toStatus(e.getCause())
           : internal(e);
     };
   }

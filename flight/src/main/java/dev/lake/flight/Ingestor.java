@@ -1,6 +1,6 @@
 package dev.lake.flight;
 
-import dev.lake.catalog.Catalog;
+import dev.lake.catalog.CatalogCache;
 import dev.lake.catalog.TableAlreadyExistsException;
 import dev.lake.catalog.TableEntry;
 import dev.lake.catalog.TableIdent;
@@ -30,9 +30,9 @@ final class Ingestor {
   /** Single-tenant until auth lands; the tenant is part of every append's identity. */
   static final String TENANT = "default";
 
-  private final Catalog catalog;
+  private final CatalogCache catalog;
 
-  Ingestor(Catalog catalog) {
+  Ingestor(CatalogCache catalog) {
     this.catalog = catalog;
   }
 
@@ -122,7 +122,7 @@ final class Ingestor {
       case TABLE_EXISTS_OPTION_APPEND -> {
         checkSameColumns(ident, existing.get().schema(), schema);
         if (data != null) {
-          catalog.append(ident, operation, data.get());
+          catalog.append(ident, Optional.of(existing.get().incarnation()), operation, data.get());
         }
       }
       case TABLE_EXISTS_OPTION_REPLACE -> {
@@ -141,7 +141,7 @@ final class Ingestor {
   private void appendToCreated(TableIdent ident, TableEntry created, AppendOperation operation,
       Supplier<ArrowReader> data) {
     try {
-      catalog.append(ident, operation, data.get());
+      catalog.append(ident, Optional.of(created.incarnation()), operation, data.get());
     } catch (RuntimeException e) {
       try {
         Optional<TableEntry> now = catalog.lookup(ident);

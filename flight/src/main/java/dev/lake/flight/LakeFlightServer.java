@@ -1,6 +1,6 @@
 package dev.lake.flight;
 
-import dev.lake.catalog.Catalog;
+import dev.lake.catalog.CatalogCache;
 import dev.lake.sql.SqlEngine;
 import dev.lake.sql.StatementLimits;
 import io.vertx.core.Vertx;
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * lake's Arrow Flight SQL server: a Vert.x gRPC server for {@code arrow.flight.protocol
  * .FlightService} serving queries, prepared statements, catalog metadata and bulk ingest over
- * one {@link Catalog} and {@link SqlEngine}.
+ * one {@link CatalogCache} and {@link SqlEngine}.
  *
  * <p>The event loops only decode, dispatch and write; planning, execution, registry reads and
  * ingest run on a bounded pool of worker threads (a full pool answers {@code
@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * try (LakeFlightServer server = LakeFlightServer.builder()
- *     .catalog(catalog).sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog)))
+ *     .registry(cache).sqlEngine(new SqlEngine(new CatalogSqlCatalog(cache)))
  *     .allocator(root).port(0).build()) {
  *   server.start();
  *   // jdbc:arrow-flight-sql://127.0.0.1:<server.port()>/?useEncryption=false
@@ -84,7 +84,7 @@ public final class LakeFlightServer implements AutoCloseable {
       throw new IllegalStateException(closed ? "server is closed" : "server already started");
     }
     FlightSqlService service = new FlightSqlService(config.sqlEngine,
-        new MetadataCommands(config.catalog, SqlInfos.create(VERSION)), new Ingestor(config.catalog), workers,
+        new MetadataCommands(config.registry, SqlInfos.create(VERSION)), new Ingestor(config.registry), workers,
         allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout,
         config.statementLimits);
     GrpcServer grpc = GrpcServer.server(vertx,
@@ -178,9 +178,9 @@ public final class LakeFlightServer implements AutoCloseable {
     }
   }
 
-  /** Configures a {@link LakeFlightServer}; catalog, sqlEngine and allocator are required. */
+  /** Configures a {@link LakeFlightServer}; registry, sqlEngine and allocator are required. */
   public static final class Builder {
-    private Catalog catalog;
+    private CatalogCache registry;
     private SqlEngine sqlEngine;
     private BufferAllocator allocator;
     private String host = "127.0.0.1";
@@ -225,13 +225,17 @@ public final class LakeFlightServer implements AutoCloseable {
       return this;
     }
 
-    /** The registry served; the server neither opens nor closes it. */
-    public Builder catalog(Catalog catalog) {
-      this.catalog = Objects.requireNonNull(catalog, "catalog");
+    /**
+     * The registry served, as this process's catalog cache over the registry's authority (the
+     * in-process {@code Catalog} in {@code lake dev}, the Metasrv tier otherwise); the server
+     * neither starts nor closes it.
+     */
+    public Builder registry(CatalogCache registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
       return this;
     }
 
-    /** Plans and runs SQL, normally over {@code new CatalogSqlCatalog(catalog)}. */
+    /** Plans and runs SQL, normally over {@code new CatalogSqlCatalog(registry)}. */
     public Builder sqlEngine(SqlEngine sqlEngine) {
       this.sqlEngine = Objects.requireNonNull(sqlEngine, "sqlEngine");
       return this;
@@ -323,11 +327,11 @@ public final class LakeFlightServer implements AutoCloseable {
     /**
      * Creates the server (not yet listening: call {@link LakeFlightServer#start()}).
      *
-     * @throws IllegalStateException if catalog, sqlEngine or allocator is missing
+     * @throws IllegalStateException if registry, sqlEngine or allocator is missing
      */
     public LakeFlightServer build() {
-      if (catalog == null || sqlEngine == null || allocator == null) {
-        throw new IllegalStateException("catalog, sqlEngine and allocator are required");
+      if (registry == null || sqlEngine == null || allocator == null) {
+        throw new IllegalStateException("registry, sqlEngine and allocator are required");
       }
       long statement = statementLimits.maxStatementBytes();
       if (statement > TicketCodec.MAX_TEXT) {

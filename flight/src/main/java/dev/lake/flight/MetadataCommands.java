@@ -2,7 +2,7 @@ package dev.lake.flight;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
-import dev.lake.catalog.Catalog;
+import dev.lake.catalog.CatalogCache;
 import dev.lake.catalog.TableEntry;
 import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.TableName;
@@ -48,16 +48,16 @@ final class MetadataCommands {
       FlightSql.CommandGetCrossReference.class,
       FlightSqlProducer.Schemas.GET_CROSS_REFERENCE_SCHEMA);
 
-  private final Catalog catalog;
+  private final CatalogCache catalog;
   private final SqlInfos sqlInfo;
 
-  MetadataCommands(Catalog catalog, SqlInfos sqlInfo) {
+  MetadataCommands(CatalogCache catalog, SqlInfos sqlInfo) {
     this.catalog = catalog;
     this.sqlInfo = sqlInfo;
   }
 
   /** The registry answered from. */
-  Catalog catalog() {
+  CatalogCache catalog() {
     return catalog;
   }
 

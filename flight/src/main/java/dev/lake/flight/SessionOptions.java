@@ -2,7 +2,7 @@ package dev.lake.flight;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
-import dev.lake.catalog.Catalog;
+import dev.lake.catalog.CatalogCache;
 import dev.lake.sql.SqlCatalog;
 import io.vertx.grpc.common.GrpcStatus;
 import java.nio.BufferUnderflowException;
@@ -109,9 +109,9 @@ final class SessionOptions {
   /** An action's results and the {@code set-cookie} header to send with them (null: none). */
   record Reply(List<Flight.Result> results, String setCookie) {}
 
-  private final Catalog catalog;
+  private final CatalogCache catalog;
 
-  SessionOptions(Catalog catalog) {
+  SessionOptions(CatalogCache catalog) {
     this.catalog = catalog;
   }
 

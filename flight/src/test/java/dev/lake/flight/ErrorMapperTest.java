@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.catalog.CatalogException;
+import dev.lake.catalog.RegistryUnavailableException;
 import dev.lake.catalog.TableAlreadyExistsException;
 import dev.lake.catalog.TableIdent;
 import dev.lake.catalog.TableNotFoundException;
@@ -26,6 +27,16 @@ class ErrorMapperTest {
 
   private static final TableLocation LOCATION =
       TableLocation.of(Path.of("/srv/secret/warehouse/demo/t"));
+
+  @Test
+  void anUnreachableRegistryAuthorityIsUnavailableDirectOrThroughTheSqlEngine() {
+    RegistryUnavailableException down = new RegistryUnavailableException("metasrv is down");
+    StatusException direct = ErrorMapper.toStatus(down);
+    assertEquals(GrpcStatus.UNAVAILABLE, direct.status());
+    assertEquals("metasrv is down", direct.message());
+    assertEquals(GrpcStatus.UNAVAILABLE, ErrorMapper.toStatus(new SqlException(
+        SqlException.Kind.INTERNAL, "insert failed", 0, 0, down)).status());
+  }
 
   @Test
   void syntaxErrorIsInvalidArgumentWithThePosition() {

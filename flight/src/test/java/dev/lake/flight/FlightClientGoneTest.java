@@ -10,6 +10,7 @@ import dev.lake.engine.AppendOperation;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import java.util.Optional;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -47,9 +48,9 @@ class FlightClientGoneTest {
     // The default window of bytes in flight (8 MiB): when the client goes, many written
     // messages are still queued for a stream that no longer exists.
     lake = new LakeServerFixture(directory);
-    lake.catalog.create(BIG, IngestData.EPISODES, "log");
+    lake.registry.create(BIG, IngestData.EPISODES, "log");
     try (ArrowStreamReader rows = IngestData.stream(lake.clientAllocator(), 0, 40, ROWS / 40)) {
-      lake.catalog.append(BIG, new AppendOperation("default", "demo.big", UUID.randomUUID(),
+      lake.registry.append(BIG, Optional.empty(), new AppendOperation("default", "demo.big", UUID.randomUUID(),
           "0".repeat(64)), rows);
     }
   }

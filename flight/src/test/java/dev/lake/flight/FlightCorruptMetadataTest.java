@@ -11,6 +11,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
+import java.util.Optional;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,7 +61,7 @@ class FlightCorruptMetadataTest {
     try (ArrowStreamReader rows = IngestData.stream(lake.clientAllocator(), 0, 1, 5)) {
       dev.lake.engine.CorruptMetadataException append = assertThrows(
           dev.lake.engine.CorruptMetadataException.class,
-          () -> lake.catalog.append(T, operation(), rows));
+          () -> lake.registry.append(T, Optional.empty(), operation(), rows));
       assertEquals("lake.demo.t", append.table());
       assertEquals(Status.Code.DATA_LOSS.value(),
           ErrorMapper.toStatus(append).status().code);
@@ -114,15 +115,15 @@ class FlightCorruptMetadataTest {
   /** demo.t with {@code appends} one-row versions and demo.other with one; the server stopped. */
   private Path tablesWith(int appends) throws Exception {
     try (LakeServerFixture writer = new LakeServerFixture(directory)) {
-      writer.catalog.create(T, IngestData.EPISODES, "log");
-      writer.catalog.create(OTHER, IngestData.EPISODES, "log");
+      writer.registry.create(T, IngestData.EPISODES, "log");
+      writer.registry.create(OTHER, IngestData.EPISODES, "log");
       for (int i = 0; i < appends; i++) {
         try (ArrowStreamReader rows = IngestData.stream(writer.clientAllocator(), i, 1, 1)) {
-          writer.catalog.append(T, operation(), rows);
+          writer.registry.append(T, Optional.empty(), operation(), rows);
         }
       }
       try (ArrowStreamReader rows = IngestData.stream(writer.clientAllocator(), 0, 1, 3)) {
-        writer.catalog.append(OTHER, operation(), rows);
+        writer.registry.append(OTHER, Optional.empty(), operation(), rows);
       }
       return Path.of(writer.catalog.lookup(T).orElseThrow().location().uri());
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
+import java.util.Optional;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
@@ -72,9 +73,9 @@ class FlightJdbcColumnMetadataTest {
   @BeforeEach
   void start() throws Exception {
     lake = new LakeServerFixture(directory);
-    lake.catalog.create(MEASUREMENTS, SCHEMA, "log");
+    lake.registry.create(MEASUREMENTS, SCHEMA, "log");
     try (ArrowStreamReader rows = rows(3)) {
-      lake.catalog.append(MEASUREMENTS, new AppendOperation("default", "lab.measurements",
+      lake.registry.append(MEASUREMENTS, Optional.empty(), new AppendOperation("default", "lab.measurements",
           UUID.randomUUID(), "0".repeat(64)), rows);
     }
   }

@@ -9,6 +9,7 @@ import com.google.protobuf.ByteString;
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
 import dev.lake.sql.StatementLimits;
+import java.util.Optional;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -50,9 +51,9 @@ class FlightLimitsTest {
   @BeforeEach
   void start() throws Exception {
     lake = new LakeServerFixture(directory);
-    lake.catalog.create(EPISODES, IngestData.EPISODES, "log");
+    lake.registry.create(EPISODES, IngestData.EPISODES, "log");
     try (ArrowStreamReader rows = IngestData.stream(lake.clientAllocator(), 0, 4, 250)) {
-      lake.catalog.append(EPISODES, new AppendOperation("default", "demo.episodes",
+      lake.registry.append(EPISODES, Optional.empty(), new AppendOperation("default", "demo.episodes",
           UUID.randomUUID(), "0".repeat(64)), rows);
     }
   }

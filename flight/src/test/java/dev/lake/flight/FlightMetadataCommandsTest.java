@@ -10,6 +10,7 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import dev.lake.catalog.TableIdent;
+import java.util.Optional;
 import java.nio.file.Path;
 import java.sql.Types;
 import java.util.ArrayList;
@@ -52,9 +53,9 @@ class FlightMetadataCommandsTest {
   @BeforeEach
   void start() throws Exception {
     lake = new LakeServerFixture(directory);
-    lake.catalog.create(TableIdent.of("demo", "episodes"), IngestData.EPISODES, "log");
+    lake.registry.create(TableIdent.of("demo", "episodes"), IngestData.EPISODES, "log");
     try (ArrowStreamReader rows = IngestData.stream(lake.clientAllocator(), 0, 1, 20)) {
-      lake.catalog.append(TableIdent.of("demo", "episodes"), new AppendOperation("default",
+      lake.registry.append(TableIdent.of("demo", "episodes"), Optional.empty(), new AppendOperation("default",
           "demo.episodes", UUID.randomUUID(), "0".repeat(64)), rows);
     }
   }

@@ -38,9 +38,9 @@ class FlightMetadataTest {
   @BeforeEach
   void start() {
     lake = new LakeServerFixture(directory);
-    lake.catalog.create(TableIdent.of("demo", "episodes"), IngestData.EPISODES, "log");
-    lake.catalog.create(TableIdent.of("demo", "frames"), IngestData.EPISODES, "log");
-    lake.catalog.create(TableIdent.of("lab", "runs"), IngestData.EPISODES, "log");
+    lake.registry.create(TableIdent.of("demo", "episodes"), IngestData.EPISODES, "log");
+    lake.registry.create(TableIdent.of("demo", "frames"), IngestData.EPISODES, "log");
+    lake.registry.create(TableIdent.of("lab", "runs"), IngestData.EPISODES, "log");
   }
 
   @AfterEach

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
+import java.util.Optional;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
@@ -106,7 +107,7 @@ class FlightPreparedParametersTest {
   @BeforeEach
   void start() throws Exception {
     lake = new LakeServerFixture(directory);
-    lake.catalog.create(KINDS, KINDS_SCHEMA, "log");
+    lake.registry.create(KINDS, KINDS_SCHEMA, "log");
     append(KINDS, KINDS_SCHEMA, root -> {
       kindsRow(root, 0, 1, (byte) 1, (short) 10, 100, 1.5f, 2.25, true, "atlas", "12.34",
           LocalDate.parse("2024-01-01"), TS1, new byte[] {1, 2, 3});
@@ -121,9 +122,9 @@ class FlightPreparedParametersTest {
       }
       root.setRowCount(1);
     });
-    lake.catalog.create(EPISODES, IngestData.EPISODES, "log");
+    lake.registry.create(EPISODES, IngestData.EPISODES, "log");
     try (ArrowStreamReader rows = IngestData.stream(lake.clientAllocator(), 0, 4, 250)) {
-      lake.catalog.append(EPISODES, new AppendOperation("default", "demo.episodes",
+      lake.registry.append(EPISODES, Optional.empty(), new AppendOperation("default", "demo.episodes",
           UUID.randomUUID(), "0".repeat(64)), rows);
     }
   }
@@ -162,7 +163,7 @@ class FlightPreparedParametersTest {
       writer.end();
     }
     try (ArrowStreamReader reader = new ArrowStreamReader(new ByteArrayInputStream(bytes.toByteArray()), allocator)) {
-      lake.catalog.append(table, new AppendOperation("default", table.toString(), UUID.randomUUID(),
+      lake.registry.append(table, Optional.empty(), new AppendOperation("default", table.toString(), UUID.randomUUID(),
           String.format("%064x", System.nanoTime())), reader);
     }
   }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
+import java.util.Optional;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -53,9 +54,9 @@ class FlightQueryTest {
   @BeforeEach
   void start() throws Exception {
     lake = new LakeServerFixture(directory);
-    lake.catalog.create(EPISODES, IngestData.EPISODES, "log");
+    lake.registry.create(EPISODES, IngestData.EPISODES, "log");
     try (ArrowStreamReader rows = IngestData.stream(lake.clientAllocator(), 0, 4, 250)) {
-      lake.catalog.append(EPISODES, new AppendOperation("default", "demo.episodes",
+      lake.registry.append(EPISODES, Optional.empty(), new AppendOperation("default", "demo.episodes",
           UUID.randomUUID(), "0".repeat(64)), rows);
     }
   }
@@ -153,9 +154,9 @@ class FlightQueryTest {
     lake = new LakeServerFixture(directory.resolve("big"),
         LakeFlightServer.builder().maxBytesInFlight(64 * 1024));
     TableIdent big = TableIdent.of("demo", "big");
-    lake.catalog.create(big, IngestData.EPISODES, "log");
+    lake.registry.create(big, IngestData.EPISODES, "log");
     try (ArrowStreamReader rows = IngestData.stream(lake.clientAllocator(), 0, 20, 25_000)) {
-      lake.catalog.append(big, new AppendOperation("default", "demo.big", UUID.randomUUID(),
+      lake.registry.append(big, Optional.empty(), new AppendOperation("default", "demo.big", UUID.randomUUID(),
           "0".repeat(64)), rows);
     }
     FlightSqlClient client = lake.client();

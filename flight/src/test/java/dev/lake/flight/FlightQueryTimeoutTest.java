@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
 import dev.lake.sql.TableName;
+import java.util.Optional;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -49,9 +50,9 @@ class FlightQueryTimeoutTest {
       stalls = new StallingSqlCatalog(sql, new TableName("demo", "big"));
       return stalls;
     });
-    lake.catalog.create(BIG, IngestData.EPISODES, "log");
+    lake.registry.create(BIG, IngestData.EPISODES, "log");
     try (ArrowStreamReader rows = IngestData.stream(lake.clientAllocator(), 0, 5, 2_000)) {
-      lake.catalog.append(BIG, new AppendOperation("default", "demo.big", UUID.randomUUID(),
+      lake.registry.append(BIG, Optional.empty(), new AppendOperation("default", "demo.big", UUID.randomUUID(),
           "0".repeat(64)), rows);
     }
   }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
 import dev.lake.sql.SqlEngine;
+import java.util.Optional;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -117,8 +118,8 @@ class FlightSessionOptionsTest {
     assertNotNull(cookie.get());
     assertTrue(cookie.get().startsWith(SessionOptions.COOKIE + "="), cookie.get());
 
-    try (LakeFlightServer replica = LakeFlightServer.builder().catalog(lake.catalog)
-        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(lake.catalog))).allocator(lake.root)
+    try (LakeFlightServer replica = LakeFlightServer.builder().registry(lake.registry)
+        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(lake.registry))).allocator(lake.root)
         .build()) {
       replica.start();
       FlightSqlClient other = plainClient(replica.port());
@@ -273,9 +274,9 @@ class FlightSessionOptionsTest {
   }
 
   private void append(TableIdent table, int rows) throws Exception {
-    lake.catalog.create(table, IngestData.EPISODES, "log");
+    lake.registry.create(table, IngestData.EPISODES, "log");
     try (ArrowStreamReader reader = IngestData.stream(lake.clientAllocator(), 0, 1, rows)) {
-      lake.catalog.append(table, new AppendOperation("default", table.toString(),
+      lake.registry.append(table, Optional.empty(), new AppendOperation("default", table.toString(),
           UUID.randomUUID(), "0".repeat(64)), reader);
     }
   }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
+import java.util.Optional;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -72,12 +73,12 @@ class FlightStreamErrorTest {
   @BeforeEach
   void start() throws Exception {
     lake = new LakeServerFixture(directory, LakeFlightServer.builder(), 1);
-    lake.catalog.create(T, SCHEMA, "log");
+    lake.registry.create(T, SCHEMA, "log");
     Path data = Path.of(lake.catalog.lookup(T).orElseThrow().location().uri()).resolve("data");
     for (int segment = 0; segment < 4; segment++) {
       Set<Path> before = files(data);
       try (ArrowStreamReader rows = rows(lake.clientAllocator(), segment * 250L, 250)) {
-        lake.catalog.append(T, new AppendOperation("default", "demo.t", UUID.randomUUID(),
+        lake.registry.append(T, Optional.empty(), new AppendOperation("default", "demo.t", UUID.randomUUID(),
             "0".repeat(64)), rows);
       }
       Set<Path> added = files(data);

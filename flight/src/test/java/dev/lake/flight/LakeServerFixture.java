@@ -1,6 +1,7 @@
 package dev.lake.flight;
 
 import dev.lake.catalog.Catalog;
+import dev.lake.catalog.CatalogCache;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
 import dev.lake.metastore.rocksdb.RocksDbMetaStore;
@@ -28,7 +29,10 @@ final class LakeServerFixture implements AutoCloseable {
   final BufferAllocator root = new RootAllocator();
   final RocksDbMetaStore store;
   final Map<String, TableEngine> engines = new HashMap<>();
+  /** The registry's authority, in-process as in {@code lake dev}. */
   final Catalog catalog;
+  /** The server's catalog cache over {@link #catalog}: write through it to read your writes. */
+  final CatalogCache registry;
   final LakeFlightServer server;
   private final BufferAllocator clientAllocator;
   private FlightSqlClient client;
@@ -59,8 +63,9 @@ final class LakeServerFixture implements AutoCloseable {
       engines.put(factory.name(), factory.create(Map.of()));
     }
     catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
-    server = builder.catalog(catalog)
-        .sqlEngine(new SqlEngine(sqlCatalog.apply(new CatalogSqlCatalog(catalog)), Long.MAX_VALUE,
+    registry = CatalogCache.start(catalog, engines);
+    server = builder.registry(registry)
+        .sqlEngine(new SqlEngine(sqlCatalog.apply(new CatalogSqlCatalog(registry)), Long.MAX_VALUE,
             sqlThreads))
         .allocator(root)
         .workerThreads(4)
@@ -97,6 +102,7 @@ final class LakeServerFixture implements AutoCloseable {
         client.close();
       }
       server.close();
+      registry.close();
       catalog.close();
       engines.values().forEach(TableEngine::close);
       store.close();

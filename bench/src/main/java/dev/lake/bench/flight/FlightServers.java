@@ -1,6 +1,7 @@
 package dev.lake.bench.flight;
 
 import dev.lake.catalog.Catalog;
+import dev.lake.catalog.CatalogCache;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
 import dev.lake.flight.CatalogSqlCatalog;
@@ -69,8 +70,10 @@ final class FlightServers implements AutoCloseable {
     }
     Catalog catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
     opened.add(catalog);
-    LakeFlightServer lake = LakeFlightServer.builder().catalog(catalog)
-        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(catalog), 1L << 30,
+    CatalogCache registry = CatalogCache.start(catalog, engines);
+    opened.add(registry);
+    LakeFlightServer lake = LakeFlightServer.builder().registry(registry)
+        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry), 1L << 30,
             Runtime.getRuntime().availableProcessors()))
         .allocator(root)
         .build();
