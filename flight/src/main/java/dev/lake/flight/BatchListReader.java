@@ -10,6 +10,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * An {@link ArrowReader} over record batches already in memory (a received ingest payload).
  * Takes ownership of the batches: each is released once loaded, the rest when the reader closes.
+ *
+ * <p>Public only for lake's own Flight servers (the Metasrv package); not an API.
  */
 public final class BatchListReader extends ArrowReader {
 

@@ -38,6 +38,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * the Arrow buffers), so the Arrow buffers can be released as soon as a message is encoded and
  * the bytes in flight are plain heap memory. Writing the Arrow buffers straight to the socket
  * (zero-copy, direct composite buffers) is a later optimisation of this class.
+ *
+ * <p>Public only for lake's own Flight servers (the Metasrv package); not an API.
  */
 public final class FlightIpc {
 

@@ -35,6 +35,8 @@ import org.apache.arrow.vector.validate.ValidateVectorDataVisitor;
  * </ul>
  * A failure is an {@link FlightIpc.IpcException} naming the batch, the column and what is wrong.
  * Loading shares the batch's buffers (nothing is copied) and the batch stays owned by the caller.
+ *
+ * <p>Public only for lake's own Flight servers (the Metasrv package); not an API.
  */
 public final class IngestValidator {
 

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightRuntimeException;
@@ -108,6 +109,26 @@ class MetasrvServerTest {
   }
 
   @Test
+  void createWithRowsReplaceAndReplaceWithEmptyGoThroughTheClient() throws Exception {
+    serve(MetasrvServer.builder());
+    TableIdent runs = TableIdent.of("robots", "runs");
+    TableEntry created;
+    try (ArrowReader rows = MetasrvFixture.rows(root, 1, 4)) {
+      created = client.createWith(runs, MetasrvFixture.SCHEMA, "log",
+          MetasrvFixture.operation("c"), rows);
+    }
+    assertEquals(1, created.version().number());
+    TableEntry replaced;
+    try (ArrowReader rows = MetasrvFixture.rows(root, 10, 2)) {
+      replaced = client.replace(runs, MetasrvFixture.SCHEMA, MetasrvFixture.operation("r"), rows);
+    }
+    assertFalse(replaced.incarnation().equals(created.incarnation()));
+    TableEntry emptied = client.replaceWithEmpty(runs, MetasrvFixture.SCHEMA);
+    assertEquals(0, emptied.version().number());
+    assertEquals(Optional.of(emptied), client.lookup(runs));
+  }
+
+  @Test
   void refusalsComeBackAsTheCatalogsPreciseExceptions() throws Exception {
     serve(MetasrvServer.builder());
     client.createNamespace("robots");
@@ -174,6 +195,42 @@ class MetasrvServerTest {
         () -> rawPut("0".repeat(64), 1_000, 20));
     assertEquals(FlightStatusCode.RESOURCE_EXHAUSTED, refused.status().code());
     assertEquals(0, client.lookup(EPISODES).orElseThrow().version().number());
+  }
+
+  @Test
+  void anAppendBeyondTheConcurrentBoundIsRefusedAtOnce() throws Exception {
+    serve(MetasrvServer.builder().maxConcurrentAppends(1));
+    client.createNamespace("robots");
+    client.create(EPISODES, MetasrvFixture.SCHEMA, "log");
+    byte[] command = MetasrvProtocol.encode(new MetasrvProtocol.PutCommand(
+        MetasrvProtocol.PutKind.APPEND, EPISODES, Optional.empty(), Optional.empty(),
+        Optional.empty(), MetasrvFixture.operation("open"), "0".repeat(64)));
+    try (FlightClient raw = FlightClient.builder(root,
+            Location.forGrpcInsecure("127.0.0.1", server.port())).build();
+        VectorSchemaRoot empty = VectorSchemaRoot.create(MetasrvFixture.SCHEMA, root)) {
+      // The first stream sends its descriptor and schema and stays open: it holds the one slot.
+      SyncPutListener holding = new SyncPutListener();
+      AtomicInteger admitted = new AtomicInteger();
+      FlightClient.ClientStreamListener open =
+          raw.startPut(FlightDescriptor.command(command), empty, holding);
+      // Until the server has the first stream, a second append may still get the slot.
+      MetasrvFixture.await("the first append to hold its slot", () -> {
+        try (ArrowReader rows = MetasrvFixture.rows(root, 1, 1)) {
+          client.append(EPISODES, Optional.empty(), MetasrvFixture.operation("second"), rows);
+          admitted.incrementAndGet();
+          return false;
+        } catch (dev.lake.catalog.CatalogException e) {
+          return e instanceof MetasrvStatus.RemoteRefusalException refused
+              && refused.status == io.vertx.grpc.common.GrpcStatus.RESOURCE_EXHAUSTED;
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      open.completed();
+      assertThrows(FlightRuntimeException.class, open::getResult);
+      holding.close();
+      assertEquals(admitted.get(), client.lookup(EPISODES).orElseThrow().version().number());
+    }
   }
 
   @Test
