@@ -73,7 +73,7 @@ final class QueryCommand implements Callable<Integer> {
       opened.add(allocator);
       Map<String, TableEngine> engines = DevServer.loadEngines();
       opened.addAll(engines.values());
-      MetasrvClient authority = MetasrvClient.connect(endpoints, allocator, Duration.ofSeconds(5));
+      MetasrvClient authority = MetasrvClient.connect(endpoints, allocator);
       opened.add(authority);
       CatalogCache cache = CatalogCache.start(authority, engines);
       opened.add(cache);
