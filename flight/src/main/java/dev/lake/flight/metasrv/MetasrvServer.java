@@ -153,7 +153,9 @@ public final class MetasrvServer implements AutoCloseable {
       return;
     }
     closed = true;
-    leadership.abandon();
+    if (leadership != null) {
+      leadership.abandon();
+    }
     await(vertx.close(), 10_000, "stopping Vert.x");
     workers.shutdownNow();
     allocator.close();
