@@ -195,7 +195,9 @@ final class Leadership implements AutoCloseable {
    */
   void abandon() {
     closed = true;
-    loop.shutdownNow();
+    // Not shutdownNow: interrupting a store call in flight breaks its connection mid-request,
+    // which is not what a test of "the leader stopped renewing" is about.
+    loop.shutdown();
     try {
       loop.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
