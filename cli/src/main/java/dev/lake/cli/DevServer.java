@@ -137,7 +137,7 @@ final class DevServer implements AutoCloseable {
     allocator.close();
   }
 
-  private static Map<String, TableEngine> loadEngines() {
+  static Map<String, TableEngine> loadEngines() {
     Map<String, TableEngine> engines = new TreeMap<>();
     for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
       engines.put(factory.name(), factory.create(Map.of()));
@@ -148,7 +148,7 @@ final class DevServer implements AutoCloseable {
     return engines;
   }
 
-  private static boolean isLoopback(String host) {
+  static boolean isLoopback(String host) {
     try {
       return java.net.InetAddress.getByName(host).isLoopbackAddress();
     } catch (java.net.UnknownHostException e) {

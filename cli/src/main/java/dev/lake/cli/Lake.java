@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     versionProvider = Lake.Version.class,
     description = "A lakehouse for robot-training and ML data, served over Arrow Flight SQL.",
-    subcommands = {Lake.Dev.class, ClusterCommand.class, MetastoreCommand.class, dev.lake.cli.sql.SqlCommand.class,
+    subcommands = {Lake.Dev.class, ClusterCommand.class, MetastoreCommand.class, MetasrvCommand.class,
+        QueryCommand.class, dev.lake.cli.sql.SqlCommand.class,
         CommandLine.HelpCommand.class})
 public final class Lake implements Runnable {
 

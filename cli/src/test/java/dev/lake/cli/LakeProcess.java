@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 /** A {@code lake} process started from the packaged jar, as a user starts it. Always destroyed on close. */
 final class LakeProcess implements AutoCloseable {
 
-  private static final Pattern LISTENING = Pattern.compile("Flight SQL on ([^ ]+):(\\d+)");
+  private static final Pattern LISTENING = Pattern.compile("(?:Flight SQL on|metasrv listening on) ([^ ]+):(\\d+)");
 
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
@@ -52,6 +52,13 @@ final class LakeProcess implements AutoCloseable {
   static LakeProcess dev(Path dataDir) throws Exception {
     LakeProcess lake = start("dev", "--port", "0", "--data-dir", dataDir.toString());
     lake.port.get(60, TimeUnit.SECONDS);
+    return lake;
+  }
+
+  /** Starts {@code lake <args>} and waits until it prints the address it listens on. */
+  static LakeProcess listening(String... args) throws Exception {
+    LakeProcess lake = start(args);
+    lake.port.get(120, TimeUnit.SECONDS);
     return lake;
   }
 

@@ -10,15 +10,17 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * An {@link ArrowReader} over record batches already in memory (a received ingest payload).
  * Takes ownership of the batches: each is released once loaded, the rest when the reader closes.
+ *
+ * <p>Public only for lake's own Flight servers (the Metasrv package); not an API.
  */
-final class BatchListReader extends ArrowReader {
+public final class BatchListReader extends ArrowReader {
 
   private final Schema schema;
   private final List<ArrowRecordBatch> batches;
   private int next;
   private long bytes;
 
-  BatchListReader(BufferAllocator allocator, Schema schema, List<ArrowRecordBatch> batches) {
+  public BatchListReader(BufferAllocator allocator, Schema schema, List<ArrowRecordBatch> batches) {
     super(allocator);
     this.schema = schema;
     this.batches = batches;

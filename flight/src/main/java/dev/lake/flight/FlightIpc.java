@@ -38,8 +38,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * the Arrow buffers), so the Arrow buffers can be released as soon as a message is encoded and
  * the bytes in flight are plain heap memory. Writing the Arrow buffers straight to the socket
  * (zero-copy, direct composite buffers) is a later optimisation of this class.
+ *
+ * <p>Public only for lake's own Flight servers (the Metasrv package); not an API.
  */
-final class FlightIpc {
+public final class FlightIpc {
 
   private static final IpcOption OPTION = IpcOption.DEFAULT;
 
@@ -126,11 +128,11 @@ final class FlightIpc {
    * What {@link #putDecoder()} hands on for a message whose bytes are not a {@code FlightData}
    * protobuf; compared by identity (parsing never returns this instance).
    */
-  static final Flight.FlightData UNREADABLE = Flight.FlightData.newBuilder()
+  public static final Flight.FlightData UNREADABLE = Flight.FlightData.newBuilder()
       .setAppMetadata(ByteString.copyFromUtf8("lake: unreadable FlightData")).build();
 
   /** The refusal of an {@link #UNREADABLE} message. */
-  static IpcException unreadable() {
+  public static IpcException unreadable() {
     return new IpcException("a DoPut message is not a valid FlightData protobuf message");
   }
 
@@ -139,7 +141,7 @@ final class FlightIpc {
    * resetting the stream (the client sees CANCELLED); this decoder hands on {@link #UNREADABLE}
    * instead, so the call can answer INVALID_ARGUMENT.
    */
-  static GrpcMessageDecoder<Flight.FlightData> putDecoder() {
+  public static GrpcMessageDecoder<Flight.FlightData> putDecoder() {
     GrpcMessageDecoder<Flight.FlightData> strict =
         GrpcMessageDecoder.decoder(Flight.FlightData.getDefaultInstance());
     return new GrpcMessageDecoder<>() {
@@ -160,7 +162,7 @@ final class FlightIpc {
   }
 
   /** Parses the flatbuffer header of a received message. */
-  static Message header(ByteString dataHeader) {
+  public static Message header(ByteString dataHeader) {
     if (dataHeader.isEmpty()) {
       throw new IpcException("a FlightData message has no data_header");
     }
@@ -177,7 +179,7 @@ final class FlightIpc {
   }
 
   /** The schema of a received schema message. */
-  static Schema schema(Message message) {
+  public static Schema schema(Message message) {
     if (message.headerType() != MessageHeader.Schema) {
       throw new IpcException("the first FlightData message must carry the schema");
     }
@@ -209,7 +211,7 @@ final class FlightIpc {
    * The record batch of a received message, its body copied into {@code allocator}. The caller
    * owns (and must close) the returned batch.
    */
-  static ArrowRecordBatch recordBatch(Message message, ByteString dataBody,
+  public static ArrowRecordBatch recordBatch(Message message, ByteString dataBody,
       BufferAllocator allocator) {
     if (message.headerType() == MessageHeader.DictionaryBatch) {
       throw new IpcException("dictionary-encoded columns are not supported");
@@ -263,7 +265,7 @@ final class FlightIpc {
   }
 
   /** A received stream that is not valid Arrow IPC. Nothing was changed. */
-  static final class IpcException extends RuntimeException {
+  public static final class IpcException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     IpcException(String message) {

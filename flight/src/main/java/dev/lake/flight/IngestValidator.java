@@ -35,8 +35,10 @@ import org.apache.arrow.vector.validate.ValidateVectorDataVisitor;
  * </ul>
  * A failure is an {@link FlightIpc.IpcException} naming the batch, the column and what is wrong.
  * Loading shares the batch's buffers (nothing is copied) and the batch stays owned by the caller.
+ *
+ * <p>Public only for lake's own Flight servers (the Metasrv package); not an API.
  */
-final class IngestValidator {
+public final class IngestValidator {
 
   /** Arrow's messages can quote a vector; the client sees at most this much of one. */
   private static final int MAX_DETAIL = 200;
@@ -47,7 +49,7 @@ final class IngestValidator {
    * @param index the batch's position in the stream (0-based), for the message
    * @throws FlightIpc.IpcException if the batch is malformed
    */
-  static void validate(Schema schema, ArrowRecordBatch batch, int index,
+  public static void validate(Schema schema, ArrowRecordBatch batch, int index,
       BufferAllocator allocator) {
     String where = "record batch " + index;
     long rows = batch.getLength();

@@ -1,0 +1,146 @@
+package dev.lake.cli;
+
+import dev.lake.engine.TableEngine;
+import dev.lake.flight.metasrv.MetasrvServer;
+import dev.lake.metastore.MetaStore;
+import dev.lake.metastore.dynamodb.DynamoDbMetaStore;
+import dev.lake.metastore.dynamodb.DynamoDbSettings;
+import dev.lake.metastore.rocksdb.RocksDbMetaStore;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code lake metasrv}: one replica of the registry authority (see docs/metasrv.md). */
+@Command(
+    name = "metasrv",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs one Metasrv replica: the registry authority's Flight control plane.",
+      "",
+      "Replicas sharing one DynamoDB table elect a leader by a lease; followers forward to it.",
+      "RocksDB (the default) allows a single replica. Prints one line when ready.",
+      "SIGTERM drains accepted writes, then resigns the lease."
+    })
+final class MetasrvCommand implements Callable<Integer> {
+
+  enum Store { rocksdb, dynamodb }
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--data-dir", required = true,
+      description = "Where the RocksDB registry (meta/) and, by default, the tables (warehouse/) live.")
+  Path dataDir;
+
+  @Option(names = "--warehouse", description = "Table directory (default: <data-dir>/warehouse).")
+  String warehouse;
+
+  @Option(names = "--host", defaultValue = "127.0.0.1",
+      description = "Loopback address to listen on and advertise (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(names = "--port", defaultValue = "0",
+      description = "Port; 0 picks a free one, printed when ready (default: ${DEFAULT-VALUE}).")
+  int port;
+
+  @Option(names = "--node-id", description = "This replica's id (default: metasrv-<pid>).")
+  String nodeId;
+
+  @Option(names = "--metastore", defaultValue = "rocksdb",
+      description = "rocksdb (single replica) or dynamodb (default: ${DEFAULT-VALUE}).")
+  Store metastore;
+
+  @Option(names = "--dynamodb-endpoint", description = "DynamoDB endpoint URL (dynalite, VPC).")
+  URI dynamodbEndpoint;
+
+  @Option(names = "--dynamodb-table", description = "DynamoDB table (see lake metastore init).")
+  String dynamodbTable;
+
+  @Option(names = "--dynamodb-region", defaultValue = "${env:AWS_REGION}",
+      description = "AWS region (default: $AWS_REGION).")
+  String dynamodbRegion;
+
+  @Option(names = "--access-key", description = "Static access key (test servers).")
+  String accessKey;
+
+  @Option(names = "--secret-key", description = "Static secret key, with --access-key.")
+  String secretKey;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    Path data = dataDir.toAbsolutePath().normalize();
+    if (!DevServer.isLoopback(host)) {
+      return usage("listens on loopback only until authentication and TLS exist; got --host "
+          + host);
+    }
+    if (warehouse != null && warehouse.contains("://")) {
+      return usage("--warehouse must be a local directory for now (object-store warehouses"
+          + " are not supported yet), got " + warehouse);
+    }
+    if (metastore == Store.dynamodb && dynamodbTable == null) {
+      return usage("--metastore dynamodb needs --dynamodb-table");
+    }
+    String node = nodeId != null ? nodeId : "metasrv-" + ProcessHandle.current().pid();
+    List<AutoCloseable> opened = new ArrayList<>();
+    MetasrvServer server;
+    try {
+      BufferAllocator allocator = new RootAllocator();
+      opened.add(allocator);
+      MetaStore store = switch (metastore) {
+        case rocksdb -> RocksDbMetaStore.open(data.resolve("meta"));
+        case dynamodb -> DynamoDbMetaStore.open(new DynamoDbSettings(
+            Optional.ofNullable(dynamodbEndpoint), dynamodbRegion, dynamodbTable,
+            Optional.ofNullable(accessKey), Optional.ofNullable(secretKey)));
+      };
+      opened.add(store);
+      Map<String, TableEngine> engines = DevServer.loadEngines();
+      opened.addAll(engines.values());
+      server = MetasrvServer.builder().store(store).engines(engines)
+          .warehouse(warehouse != null ? Path.of(warehouse) : data.resolve("warehouse"))
+          .allocator(allocator).host(host).port(port).nodeId(node).build();
+      opened.add(server);
+      server.start();
+    } catch (RuntimeException e) {
+      closeAll(opened);
+      spec.commandLine().getErr().println("lake metasrv: " + e.getMessage());
+      return 1;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      System.out.println("lake metasrv: stopping (draining writes, then resigning the lease)");
+      closeAll(opened);
+      stopped.countDown();
+    }, "lake-metasrv-shutdown"));
+    System.out.println("metasrv listening on " + host + ":" + server.port() + ", "
+        + (server.isLeader() ? "leader" : "follower") + " (node " + node + ", " + metastore + ")");
+    System.out.flush();
+    stopped.await();
+    return 0;
+  }
+
+  private int usage(String message) {
+    spec.commandLine().getErr().println("lake metasrv: " + message);
+    return 2;
+  }
+
+  static void closeAll(List<AutoCloseable> opened) {
+    for (int i = opened.size() - 1; i >= 0; i--) {
+      try {
+        opened.get(i).close();
+      } catch (Exception e) {
+        System.err.println("lake: closing " + opened.get(i).getClass().getSimpleName()
+            + " failed: " + e.getMessage());
+      }
+    }
+    opened.clear();
+  }
+}

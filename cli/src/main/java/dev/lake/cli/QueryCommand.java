@@ -1,0 +1,111 @@
+package dev.lake.cli;
+
+import dev.lake.catalog.CatalogCache;
+import dev.lake.engine.TableEngine;
+import dev.lake.flight.CatalogSqlCatalog;
+import dev.lake.flight.LakeFlightServer;
+import dev.lake.flight.metasrv.MetasrvClient;
+import dev.lake.sql.SqlEngine;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code lake query}: one stateless Query replica over the Metasrv tier. */
+@Command(
+    name = "query",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs one Query replica: Flight SQL over a catalog cache whose authority is Metasrv.",
+      "",
+      "Table files are read where the registry places them. Not ready until the cache holds",
+      "a first snapshot; writes go to the Metasrv leader. Stop with Ctrl-C or SIGTERM."
+    })
+final class QueryCommand implements Callable<Integer> {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--metasrv", required = true,
+      description = "Metasrv replicas, host:port[,host:port...].")
+  String metasrv;
+
+  @Option(names = "--data-dir", required = true,
+      description = "This replica's working directory (created if missing).")
+  Path dataDir;
+
+  @Option(names = "--host", defaultValue = "127.0.0.1",
+      description = "Loopback address to listen on (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(names = "--port", defaultValue = "0",
+      description = "Flight SQL port; 0 picks a free one (default: ${DEFAULT-VALUE}).")
+  int port;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!DevServer.isLoopback(host)) {
+      spec.commandLine().getErr().println("lake query: listens on loopback only until"
+          + " authentication and TLS exist; got --host " + host);
+      return 2;
+    }
+    List<URI> endpoints;
+    try {
+      endpoints = MetasrvClient.endpoints(metasrv);
+    } catch (IllegalArgumentException e) {
+      spec.commandLine().getErr().println("lake query: --metasrv: " + e.getMessage());
+      return 2;
+    }
+    List<AutoCloseable> opened = new ArrayList<>();
+    LakeFlightServer server;
+    try {
+      Files.createDirectories(dataDir);
+      BufferAllocator allocator = new RootAllocator();
+      opened.add(allocator);
+      Map<String, TableEngine> engines = DevServer.loadEngines();
+      opened.addAll(engines.values());
+      MetasrvClient authority = MetasrvClient.connect(endpoints, allocator);
+      opened.add(authority);
+      CatalogCache cache = CatalogCache.start(authority, engines);
+      opened.add(cache);
+      QueryLimits limits = QueryLimits.defaults();
+      server = LakeFlightServer.builder().registry(cache)
+          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(cache), limits.memoryBytes(),
+              limits.threads()))
+          .allocator(allocator).host(host).port(port).build();
+      opened.add(server);
+      if (!cache.awaitReady(Duration.ofSeconds(60))) {
+        throw new IllegalStateException("no catalog snapshot from Metasrv " + metasrv
+            + " within 60 s");
+      }
+      server.start();
+    } catch (RuntimeException e) {
+      MetasrvCommand.closeAll(opened);
+      spec.commandLine().getErr().println("lake query: " + e.getMessage());
+      return 1;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      System.out.println("lake query: stopping");
+      MetasrvCommand.closeAll(opened);
+      stopped.countDown();
+    }, "lake-query-shutdown"));
+    System.out.println("lake query: Flight SQL on " + host + ":" + server.port()
+        + " over metasrv " + metasrv);
+    System.out.println("lake query: JDBC URL jdbc:arrow-flight-sql://" + host + ":"
+        + server.port() + "/?useEncryption=false");
+    System.out.println("lake query: ready");
+    System.out.flush();
+    stopped.await();
+    return 0;
+  }
+}

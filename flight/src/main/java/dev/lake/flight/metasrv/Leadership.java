@@ -1,0 +1,215 @@
+package dev.lake.flight.metasrv;
+
+import dev.lake.catalog.Catalog;
+import dev.lake.catalog.TableRegistry;
+import dev.lake.engine.TableEngine;
+import dev.lake.metastore.MetaStore;
+import dev.lake.metastore.MetaStoreException;
+import dev.lake.metastore.lease.GuardedMetaStore;
+import dev.lake.metastore.lease.LeaseElection;
+import dev.lake.metastore.lease.LeaseRecord;
+import dev.lake.metastore.lease.LeaseSettings;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+import org.apache.arrow.memory.BufferAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Who serves the registry here: this replica while it holds the lease {@value #LEASE_KEY}, else
+ * the leader it forwards to. The holder id is {@code <node-id>@<host>:<port>}, so a follower
+ * reads the leader's address from the lease record.
+ *
+ * <p>One thread campaigns every renew interval. On taking the lease it opens the {@link Catalog}
+ * over a {@link GuardedMetaStore} (opening reconciles what the predecessor left; every write is
+ * then fenced by this lease's epoch); on losing it, it waits for the calls using that catalog to
+ * finish (they fail with the fence anyway) and closes it.
+ */
+final class Leadership implements AutoCloseable {
+
+  static final String LEASE_KEY = "lease/metasrv";
+  private static final Logger LOG = LoggerFactory.getLogger(Leadership.class);
+
+  private final MetaStore store;
+  private final Map<String, TableEngine> engines;
+  private final Path warehouse;
+  private final LeaseSettings settings;
+  private final Clock clock;
+  private final BufferAllocator allocator;
+  private final LeaseElection election;
+  private final String selfAddress;
+  private final ScheduledThreadPoolExecutor loop;
+  private final ReentrantReadWriteLock term = new ReentrantReadWriteLock();
+  private final Map<String, MetasrvClient> forwarders = new ConcurrentHashMap<>();
+  private volatile Catalog catalog;
+  private volatile String leaderAddress;
+  private volatile boolean closed;
+
+  Leadership(MetaStore store, Map<String, TableEngine> engines, Path warehouse,
+      LeaseSettings settings, Clock clock, BufferAllocator allocator, String nodeId,
+      String selfAddress) {
+    this.store = store;
+    this.engines = engines;
+    this.warehouse = warehouse;
+    this.settings = settings;
+    this.clock = clock;
+    this.allocator = allocator;
+    this.selfAddress = selfAddress;
+    this.election = new LeaseElection(store, LEASE_KEY, nodeId + "@" + selfAddress, settings,
+        clock);
+    this.loop = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread thread = new Thread(r, "metasrv-lease-" + nodeId);
+      thread.setDaemon(true);
+      return thread;
+    });
+    loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+  }
+
+  void start() {
+    loop.scheduleWithFixedDelay(this::step, 0, settings.renewInterval().toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** One election step (also driven by tests): campaign, then take or give up the catalog. */
+  void step() {
+    if (closed) {
+      return;
+    }
+    try {
+      if (election.campaign().isPresent()) {
+        leaderAddress = selfAddress;
+        if (catalog == null) {
+          catalog = Catalog.open(new GuardedMetaStore(store, election), engines, warehouse);
+          LOG.info("{} leads the registry", election.holder());
+        }
+        return;
+      }
+      stepDown();
+      leaderAddress = election.observe()
+          .filter(record -> !record.expiredAt(clock.millis()))
+          .map(LeaseRecord::holder)
+          .flatMap(Leadership::address)
+          .orElse(null);
+    } catch (MetaStoreException e) {
+      LOG.warn("lease step of {} failed: {}", election.holder(), e.toString());
+      if (election.currentLease().isEmpty()) {
+        stepDown();
+      }
+    } catch (RuntimeException e) {
+      LOG.error("lease step of {} failed unexpectedly", election.holder(), e);
+      if (election.currentLease().isEmpty()) {
+        stepDown();
+      }
+    }
+  }
+
+  boolean isLeader() {
+    return catalog != null;
+  }
+
+  /** The leader's host:port as last observed, if any lease is live. */
+  Optional<String> leaderAddress() {
+    return Optional.ofNullable(leaderAddress);
+  }
+
+  String holder() {
+    return election.holder();
+  }
+
+  /**
+   * Runs {@code call} against the registry: the local catalog when leading, else the leader
+   * through a forwarding client (unless {@code forwarded}: a call is forwarded at most once).
+   *
+   * @throws MetasrvStatus.NoLeaderException if no leader is known or this replica was forwarded
+   *     a call it cannot serve; nothing changed
+   */
+  <T> T run(boolean forwarded, Function<TableRegistry, T> call) {
+    term.readLock().lock();
+    try {
+      Catalog local = catalog;
+      if (local != null) {
+        return call.apply(local);
+      }
+    } finally {
+      term.readLock().unlock();
+    }
+    if (forwarded) {
+      throw new MetasrvStatus.NoLeaderException("this Metasrv replica (" + election.holder()
+          + ") does not lead the registry any more; retry");
+    }
+    String leader = leaderAddress;
+    if (leader == null || leader.equals(selfAddress)) {
+      throw new MetasrvStatus.NoLeaderException("no Metasrv leader is known yet (lease "
+          + LEASE_KEY + " vacant or expired); retry shortly");
+    }
+    return call.apply(forwarders.computeIfAbsent(leader, address ->
+        MetasrvClient.forwarding(URI.create("grpc://" + address), allocator)));
+  }
+
+  private void stepDown() {
+    Catalog giving;
+    term.writeLock().lock();
+    try {
+      giving = catalog;
+      catalog = null;
+    } finally {
+      term.writeLock().unlock();
+    }
+    if (giving != null) {
+      LOG.info("{} no longer leads the registry", election.holder());
+      giving.close();
+    }
+  }
+
+  /**
+   * Stops campaigning, closes the catalog, then resigns the lease so a follower takes over at
+   * once. Call after the server stopped accepting writes and drained the accepted ones.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    loop.shutdown();
+    try {
+      loop.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    stepDown();
+    election.close();
+    List.copyOf(forwarders.values()).forEach(MetasrvClient::close);
+    forwarders.clear();
+  }
+
+  /**
+   * Stops campaigning and closes the catalog without resigning, as a killed process would leave
+   * the lease: it runs out after its TTL (tests).
+   */
+  void abandon() {
+    closed = true;
+    // Not shutdownNow: interrupting a store call in flight breaks its connection mid-request,
+    // which is not what a test of "the leader stopped renewing" is about.
+    loop.shutdown();
+    try {
+      loop.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    stepDown();
+    List.copyOf(forwarders.values()).forEach(MetasrvClient::close);
+  }
+
+  private static Optional<String> address(String holder) {
+    int at = holder.lastIndexOf('@');
+    return at < 0 || at == holder.length() - 1 ? Optional.empty()
+        : Optional.of(holder.substring(at + 1));
+  }
+}

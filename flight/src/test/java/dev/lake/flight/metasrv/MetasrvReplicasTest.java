@@ -1,0 +1,202 @@
+package dev.lake.flight.metasrv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lake.catalog.RegistryUnavailableException;
+import dev.lake.catalog.TableEntry;
+import dev.lake.catalog.TableIdent;
+import dev.lake.engine.AppendOperation;
+import dev.lake.engine.TableEngine;
+import dev.lake.engine.UuidV7;
+import dev.lake.metastore.dynamodb.Dynalite;
+import dev.lake.metastore.dynamodb.DynamoDbMetaStore;
+import dev.lake.metastore.dynamodb.DynamoDbSettings;
+import dev.lake.metastore.dynamodb.DynamoDbTables;
+import dev.lake.metastore.lease.LeaseElection;
+import dev.lake.metastore.lease.LeaseSettings;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two Metasrv replicas sharing one DynamoDB-compatible store (dynalite) and one warehouse: one
+ * leads, the other forwards; the leader's death hands the registry to the other.
+ */
+class MetasrvReplicasTest {
+
+  private static final TableIdent EPISODES = TableIdent.of("robots", "episodes");
+  private static final AtomicInteger TABLES = new AtomicInteger();
+  private static Dynalite dynalite;
+
+  @TempDir Path dir;
+  private DynamoDbSettings settings;
+  private BufferAllocator root;
+  private final List<AutoCloseable> opened = new ArrayList<>();
+
+  @BeforeAll
+  static void startDynalite() {
+    dynalite = Dynalite.start();
+  }
+
+  @AfterAll
+  static void stopDynalite() {
+    dynalite.close();
+  }
+
+  @BeforeEach
+  void table() {
+    settings = dynalite.settings("metasrv-" + TABLES.incrementAndGet());
+    DynamoDbTables.create(settings);
+    root = new RootAllocator();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (int i = opened.size() - 1; i >= 0; i--) {
+      opened.get(i).close();
+    }
+    root.close();
+  }
+
+  private <T extends AutoCloseable> T open(T closeable) {
+    opened.add(closeable);
+    return closeable;
+  }
+
+  /** A replica with its own store client and engines, as a separate process would have. */
+  private MetasrvServer replica(String nodeId, LeaseSettings lease) {
+    DynamoDbMetaStore store = open(DynamoDbMetaStore.open(settings));
+    Map<String, TableEngine> engines = MetasrvFixture.engines();
+    engines.values().forEach(this::open);
+    return open(MetasrvFixture.start(store, engines, dir.resolve("warehouse"), root, nodeId,
+        lease));
+  }
+
+  private MetasrvClient client(MetasrvServer... servers) {
+    StringBuilder list = new StringBuilder();
+    for (MetasrvServer server : servers) {
+      list.append(list.isEmpty() ? "" : ",").append("127.0.0.1:").append(server.port());
+    }
+    return open(MetasrvClient.connect(MetasrvClient.endpoints(list.toString()), root));
+  }
+
+  private static TableEntry append(MetasrvClient client, AppendOperation operation,
+      BufferAllocator allocator) throws Exception {
+    try (ArrowReader rows = MetasrvFixture.rows(allocator, 1, 2)) {
+      return client.append(EPISODES, Optional.empty(), operation, rows);
+    }
+  }
+
+  @Test
+  void aFollowerForwardsWritesAndReadsToTheLeader() throws Exception {
+    MetasrvServer a = replica("a", MetasrvFixture.FAST_LEASE);
+    MetasrvServer b = replica("b", MetasrvFixture.FAST_LEASE);
+    assertTrue(a.isLeader());
+    MetasrvFixture.await("b to see a as leader",
+        () -> b.leaderAddress().equals(Optional.of("127.0.0.1:" + a.port())));
+    assertFalse(b.isLeader());
+
+    MetasrvClient throughFollower = client(b);
+    throughFollower.createNamespace("robots");
+    throughFollower.create(EPISODES, MetasrvFixture.SCHEMA, "log");
+    TableEntry appended = append(throughFollower, MetasrvFixture.operation("p"), root);
+    assertEquals(1, appended.version().number());
+
+    MetasrvClient atLeader = client(a);
+    assertEquals(Optional.of(appended), atLeader.lookup(EPISODES));
+    assertEquals(atLeader.snapshot(), throughFollower.snapshot());
+  }
+
+  @Test
+  void whenTheLeaderDiesTheOtherTakesOverAndARetryIsExactlyOnce() throws Exception {
+    MetasrvServer a = replica("a", MetasrvFixture.FAST_LEASE);
+    MetasrvServer b = replica("b", MetasrvFixture.FAST_LEASE);
+    assertTrue(a.isLeader());
+    MetasrvClient client = client(a, b);
+    client.createNamespace("robots");
+    client.create(EPISODES, MetasrvFixture.SCHEMA, "log");
+    UUID id = UuidV7.generate();
+    TableEntry acknowledged = append(client, MetasrvFixture.operation(id, "p"), root);
+    assertEquals(1, acknowledged.version().number());
+
+    // The leader dies without resigning; the client never saw the reply, so it retries the same
+    // operation, which waits out the lease and lands on the new leader.
+    a.kill();
+    TableEntry retried = append(client, MetasrvFixture.operation(id, "p"), root);
+    assertTrue(b.isLeader());
+    assertEquals(acknowledged.version(), retried.version());
+    assertEquals(acknowledged.incarnation(), retried.incarnation());
+    assertEquals(1, client.lookup(EPISODES).orElseThrow().version().number());
+
+    TableEntry next = append(client, MetasrvFixture.operation("q"), root);
+    assertEquals(2, next.version().number());
+  }
+
+  @Test
+  void aGracefulStopResignsSoTheOtherLeadsAtItsNextStep() throws Exception {
+    LeaseSettings slow = new LeaseSettings(Duration.ofSeconds(60), Duration.ofSeconds(20),
+        Duration.ofSeconds(1));
+    MetasrvServer a = replica("a", slow);
+    MetasrvServer b = replica("b", slow);
+    assertTrue(a.isLeader());
+    assertFalse(b.isLeader());
+    a.close();
+    b.campaignNow();
+    assertTrue(b.isLeader());
+    MetasrvClient client = client(b);
+    client.createNamespace("robots");
+    assertEquals(List.of("robots"), client.snapshot().namespaces());
+  }
+
+  @Test
+  void aFollowerAskedToWriteWhileNoLeaderExistsAnswersUnavailableAndChangesNothing()
+      throws Exception {
+    // Someone holds the lease without an address to forward to (a leader that never served).
+    LeaseElection ghost = new LeaseElection(open(DynamoDbMetaStore.open(settings)),
+        Leadership.LEASE_KEY, "ghost", new LeaseSettings(Duration.ofSeconds(60),
+            Duration.ofSeconds(20), Duration.ofSeconds(1)), Clock.systemUTC());
+    assertTrue(ghost.campaign().isPresent());
+    MetasrvServer b = replica("b", MetasrvFixture.FAST_LEASE);
+    assertFalse(b.isLeader());
+
+    try (FlightClient raw = FlightClient.builder(root,
+        Location.forGrpcInsecure("127.0.0.1", b.port())).build()) {
+      FlightRuntimeException refused = assertThrows(FlightRuntimeException.class, () ->
+          raw.doAction(new Action(MetasrvProtocol.CREATE_NAMESPACE,
+              "{\"namespace\":\"robots\"}".getBytes())).forEachRemaining(r -> { }));
+      assertEquals(FlightStatusCode.UNAVAILABLE, refused.status().code());
+      assertTrue(refused.getMessage().contains("no Metasrv leader"), refused.getMessage());
+    }
+    MetasrvClient impatient = open(MetasrvClient.connect(
+        MetasrvClient.endpoints("127.0.0.1:" + b.port()), root, Duration.ofMillis(300)));
+    assertThrows(RegistryUnavailableException.class, () -> impatient.createNamespace("robots"));
+
+    ghost.resign();
+    b.campaignNow();
+    assertTrue(b.isLeader());
+    assertEquals(List.of(), client(b).snapshot().namespaces());
+  }
+}
