@@ -6,6 +6,7 @@ import dev.lake.catalog.InvalidNameException;
 import dev.lake.catalog.NamespaceAlreadyExistsException;
 import dev.lake.catalog.NamespaceNotEmptyException;
 import dev.lake.catalog.NamespaceNotFoundException;
+import dev.lake.catalog.OperationConflictException;
 import dev.lake.catalog.RegistryUnavailableException;
 import dev.lake.catalog.TableAlreadyExistsException;
 import dev.lake.catalog.TableIdent;
@@ -20,6 +21,7 @@ import io.vertx.grpc.server.GrpcServerResponse;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import org.apache.arrow.flight.CallStatus;
@@ -54,6 +56,8 @@ final class MetasrvStatus {
   static final String NAMESPACE = "lake-error-namespace";
   static final String TABLES = "lake-error-tables";
   static final String STATUS = "lake-error-status";
+  static final String OPERATION = "lake-error-operation";
+  static final String CONFLICT = "lake-error-conflict";
   private static final int MAX_MESSAGE = 1_000;
   private static final Logger LOG = LoggerFactory.getLogger(MetasrvStatus.class);
 
@@ -105,6 +109,9 @@ final class MetasrvStatus {
           full.getMessage(), Map.of(KIND, "namespace_not_empty", NAMESPACE, full.namespace(),
               TABLES, String.join(",", full.tables().subList(0, Math.min(100,
                   full.tables().size())))));
+      case OperationConflictException reused -> new Refusal(GrpcStatus.FAILED_PRECONDITION,
+          reused.getMessage(), Map.of(KIND, "operation_conflict", OPERATION,
+              reused.operationId().toString(), CONFLICT, excerpt(reused.what())));
       case InvalidNameException invalid -> Refusal.of(GrpcStatus.INVALID_ARGUMENT,
           "invalid_name", invalid.getMessage());
       case ConcurrentChangeException changed -> table(GrpcStatus.ABORTED, "concurrent_change",
@@ -186,6 +193,7 @@ final class MetasrvStatus {
             tables == null || tables.isEmpty() ? List.of() : Arrays.asList(tables.split(",")));
       }
       case "invalid_name" -> new InvalidNameException(message);
+      case "operation_conflict" -> operationConflict(status, message);
       case "concurrent_change" ->
           new ConcurrentChangeException(subject.table(), "writing it at the Metasrv leader");
       case "commit_conflict" -> new CommitConflictException(null, message);
@@ -194,6 +202,19 @@ final class MetasrvStatus {
       default -> new RemoteRefusalException(grpcStatus(status.metadata().get(STATUS)), kind,
           message);
     };
+  }
+
+  private static RuntimeException operationConflict(CallStatus status, String message) {
+    try {
+      return new OperationConflictException(UUID.fromString(status.metadata().get(OPERATION)),
+          String.valueOf(status.metadata().get(CONFLICT)));
+    } catch (IllegalArgumentException | NullPointerException malformed) {
+      return new CatalogException("Metasrv refused the write: " + message);
+    }
+  }
+
+  private static String excerpt(String text) {
+    return text.length() <= 300 ? text : text.substring(0, 300) + "...";
   }
 
   private static GrpcStatus grpcStatus(String name) {

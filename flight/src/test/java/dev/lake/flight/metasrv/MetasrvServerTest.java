@@ -164,13 +164,11 @@ class MetasrvServerTest {
     assertEquals(first.version(), replay.version());
     assertEquals(1, client.lookup(EPISODES).orElseThrow().version().number());
 
-    RuntimeException conflict = assertThrows(RuntimeException.class,
+    dev.lake.catalog.OperationConflictException conflict = assertThrows(
+        dev.lake.catalog.OperationConflictException.class,
         () -> append(MetasrvFixture.operation(id, "another payload"), 1));
-    // The log engine refuses it today (CommitConflictException); the authority's operation
-    // records refuse it as a catalog refusal. Either way precise, and nothing changed.
-    assertTrue(conflict instanceof EngineException || conflict instanceof CatalogException,
-        conflict.toString());
-    assertFalse(conflict instanceof dev.lake.catalog.RegistryUnavailableException);
+    assertEquals(id, conflict.operationId(), "the client rebuilds the authority's refusal");
+    assertTrue(conflict.getMessage().contains(id.toString()), conflict.getMessage());
     assertEquals(1, client.lookup(EPISODES).orElseThrow().version().number());
   }
 
