@@ -136,18 +136,8 @@ class SqlAutoParametersTest {
 
   // The rows of sql, or the kind of its failure.
   private Object answer(SqlEngine engine, String sql) {
-    List<List<Object>> out = new ArrayList<>();
-    try (ArrowReader reader = engine.prepare(sql).execute(allocator)) {
-      while (reader.loadNextBatch()) {
-        VectorSchemaRoot root = reader.getVectorSchemaRoot();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (FieldVector v : root.getFieldVectors()) {
-            row.add(SqlFixture.value(v, r));
-          }
-          out.add(row);
-        }
-      }
+    try {
+      return SqlFixture.rows(engine.prepare(sql), allocator);
     } catch (SqlException e) {
       return e.kind();
     } catch (ClassCastException e) {
@@ -155,9 +145,6 @@ class SqlAutoParametersTest {
       // with a number): whichever engine plans the text must fail the same way.
       System.err.println("planner failure: " + sql + ": " + e);
       return e.getClass();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
     }
-    return out;
   }
 }

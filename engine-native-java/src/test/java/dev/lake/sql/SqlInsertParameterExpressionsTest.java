@@ -59,7 +59,7 @@ class SqlInsertParameterExpressionsTest {
     assertEquals(3, types.size());
     assertEquals(new ArrowType.Int(32, true), types.get(0), "typed as the literal it is added to");
     assertEquals(ArrowType.Utf8.INSTANCE, types.get(1));
-    try (Params params = new Params(allocator, 1000, types.get(2))) {
+    try (ArrowReader params = params(allocator, 1000, types.get(2), false)) {
       assertEquals(1000, insert.execute(allocator, params));
     }
     assertEquals(Version.of(1), version(), "one version for all rows");
@@ -68,8 +68,7 @@ class SqlInsertParameterExpressionsTest {
     assertEquals(List.of(List.of(LocalDate.of(2024, 1, 4), "SITE-3")),
         rows("SELECT day, site FROM s.t WHERE id = 4"));
     // Re-executed with new values: a second version, NULLs stay NULL through the expressions.
-    try (Params params = new Params(allocator, 3, types.get(2))) {
-      params.nullDay = true;
+    try (ArrowReader params = params(allocator, 3, types.get(2), true)) {
       assertEquals(3, insert.execute(allocator, params));
     }
     assertEquals(Version.of(2), version());
@@ -124,22 +123,7 @@ class SqlInsertParameterExpressionsTest {
   }
 
   private List<List<Object>> rows(String sql) {
-    List<List<Object>> out = new ArrayList<>();
-    try (ArrowReader reader = engine.prepare(sql).execute(allocator)) {
-      while (reader.loadNextBatch()) {
-        VectorSchemaRoot root = reader.getVectorSchemaRoot();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (FieldVector v : root.getFieldVectors()) {
-            row.add(SqlFixture.value(v, r));
-          }
-          out.add(row);
-        }
-      }
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    return out;
+    return SqlFixture.rows(engine.prepare(sql), allocator);
   }
 
   /** Rows {@code (i, 'A', 'C', i)} for i in 0..n-1: BIGINT, VARCHAR, VARCHAR, INT. */
@@ -211,27 +195,11 @@ class SqlInsertParameterExpressionsTest {
     }
   }
 
-  /** Rows {@code (i, 'site-i', <day 2024-01-01 + i>)}, the day as the parameter's type. */
-  private static final class Params extends ArrowReader {
-    private final int n;
-    private final ArrowType dayType;
-    private boolean loaded;
-    boolean nullDay;
-
-    Params(BufferAllocator allocator, int n, ArrowType dayType) {
-      super(allocator);
-      this.n = n;
-      this.dayType = dayType;
-    }
-
-    @Override
-    public boolean loadNextBatch() throws java.io.IOException {
-      if (loaded) {
-        return false;
-      }
-      loaded = true;
-      VectorSchemaRoot root = getVectorSchemaRoot();
-      root.allocateNew();
+  /** Rows {@code (i, 'site-i', <day 2024-01-01 + i>)}, the day as the parameter's type (or NULL). */
+  private static ArrowReader params(BufferAllocator allocator, int n, ArrowType dayType, boolean nullDay) {
+    Schema schema = new Schema(List.of(Field.nullable("$0", new ArrowType.Int(64, true)),
+        Field.nullable("$1", ArrowType.Utf8.INSTANCE), Field.nullable("$2", dayType)));
+    return new OneBatch(allocator, schema, root -> {
       for (int i = 0; i < n; i++) {
         ((BigIntVector) root.getVector(0)).setSafe(i, i);
         ((VarCharVector) root.getVector(1)).setSafe(i, new Text("site-" + i));
@@ -244,22 +212,7 @@ class SqlInsertParameterExpressionsTest {
           ((VarCharVector) day).setSafe(i, new Text(LocalDate.of(2024, 1, 1).plusDays(i).toString()));
         }
       }
-      root.setRowCount(n);
-      return true;
-    }
-
-    @Override
-    public long bytesRead() {
-      return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {}
-
-    @Override
-    protected Schema readSchema() {
-      return new Schema(List.of(Field.nullable("$0", new ArrowType.Int(64, true)),
-          Field.nullable("$1", ArrowType.Utf8.INSTANCE), Field.nullable("$2", dayType)));
-    }
+      return n;
+    });
   }
 }
