@@ -282,7 +282,27 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   @Override
   public Optional<TableEntry> lookup(TableIdent ident) {
     String key = RegistryCodec.tableKey(ident);
-    return store.get(key).map(bytes -> RegistryCodec.decode(key, bytes));
+    return store.get(key).map(bytes -> decoded(key, bytes));
+  }
+
+  /** A registry record and its decoded entry (immutable), kept per key. */
+  private record Decoded(byte[] bytes, TableEntry entry) {}
+
+  private final ConcurrentHashMap<String, Decoded> decoded = new ConcurrentHashMap<>();
+
+  // The entry of a record: the one decoded last for the key when its stored bytes are the same
+  // (a lookup on every plan-cache check would otherwise parse the JSON and schema each time).
+  private TableEntry decoded(String key, byte[] bytes) {
+    Decoded kept = decoded.get(key);
+    if (kept != null && java.util.Arrays.equals(kept.bytes(), bytes)) {
+      return kept.entry();
+    }
+    TableEntry entry = RegistryCodec.decode(key, bytes);
+    if (decoded.size() > 4096) {
+      decoded.clear();
+    }
+    decoded.put(key, new Decoded(bytes.clone(), entry));
+    return entry;
   }
 
   /**

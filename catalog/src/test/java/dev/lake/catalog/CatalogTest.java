@@ -106,6 +106,20 @@ class CatalogTest {
   }
 
   @Test
+  void lookupsOfAnUnchangedRecordShareOneDecodedEntryAndSeeEveryChange() throws Exception {
+    catalog.create(EPISODES, IDS, "log");
+    TableEntry first = catalog.lookup(EPISODES).orElseThrow();
+    assertTrue(first == catalog.lookup(EPISODES).orElseThrow(), "decoded once for the same bytes");
+    append(EPISODES, 0, 3);
+    assertEquals(Version.of(1), catalog.lookup(EPISODES).orElseThrow().version());
+    catalog.drop(EPISODES);
+    assertTrue(catalog.lookup(EPISODES).isEmpty());
+    TableEntry again = catalog.create(EPISODES, NAMES, "log");
+    assertEquals(again, catalog.lookup(EPISODES).orElseThrow());
+    assertNotEquals(first.incarnation(), catalog.lookup(EPISODES).orElseThrow().incarnation());
+  }
+
+  @Test
   void appendWithAnotherSchemaIsRefusedWithoutANewVersion() throws Exception {
     catalog.create(EPISODES, IDS, "log");
     append(EPISODES, 0, 3);

@@ -16,7 +16,11 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import dev.lake.engine.RecordBatchReader;
+import dev.lake.exec.SqlType;
+import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlNode;
@@ -50,14 +54,15 @@ final class InsertStatement implements PreparedUpdate {
   private final PreparedQuery source;
   private final int valuesRows;
   private final ValuesLayout layout;
+  private final ValuesExpressions expressions;
   private final PreparedQuery constants;
   private final Schema parameterSchema;
   private final WritableSqlCatalog catalog;
   private final SqlEngine engine;
 
   private InsertStatement(TableName target, TableLocation location, Schema tableSchema,
-      List<String> columns, PreparedQuery source, ValuesLayout layout, PreparedQuery constants,
-      Schema parameterSchema, WritableSqlCatalog catalog, SqlEngine engine) {
+      List<String> columns, PreparedQuery source, ValuesLayout layout, ValuesExpressions expressions,
+      PreparedQuery constants, Schema parameterSchema, WritableSqlCatalog catalog, SqlEngine engine) {
     this.target = target;
     this.location = location;
     this.tableSchema = tableSchema;
@@ -65,6 +70,7 @@ final class InsertStatement implements PreparedUpdate {
     this.source = source;
     this.valuesRows = layout == null ? 0 : layout.rows();
     this.layout = layout;
+    this.expressions = expressions;
     this.constants = constants;
     this.parameterSchema = parameterSchema;
     this.catalog = catalog;
@@ -83,15 +89,22 @@ final class InsertStatement implements PreparedUpdate {
     Schema tableSchema = handle.latestSnapshot().schema();
     int parameters = countParameters(insert.getSource());
     ValuesLayout layout = parameters > 0 ? ValuesLayout.of(insert.getSource()) : null;
-    if (parameters > 0 && layout == null) {
+    // A ? inside an expression: the VALUES rows are evaluated over each bound batch.
+    boolean expressions = parameters > 0 && layout == null;
+    if (expressions && insert.getSource().getKind() != SqlKind.VALUES) {
       throw new SqlException(SqlException.Kind.UNSUPPORTED, "parameters in an INSERT are"
-          + " supported only in a VALUES list, each ? a value of its own beside constants,"
-          + " e.g. VALUES (?, 'lab', ?); not inside an expression or a query",
+          + " supported in a VALUES list (VALUES (?, upper(?), ? + 1)), not in a query",
           DdlTypes.line(insert.getSource()), DdlTypes.col(insert.getSource()), null);
     }
-    RelPlanner.PlannedInsert planned = new RelPlanner(catalog, Map.of())
-        .planInsert(insert, tableSchema.getFields().stream().map(Field::getName).toList(), parameters > 0);
+    RelPlanner.PlannedInsert planned = new RelPlanner(catalog, Map.of()).planInsert(insert,
+        tableSchema.getFields().stream().map(Field::getName).toList(), layout != null);
     List<String> columns = planned.columns();
+    if (expressions) {
+      List<SqlType> types = parameterTypes(planned.parameterTypes());
+      ValuesExpressions values = ValuesExpressions.of(planned.source().rel(), types);
+      return new InsertStatement(target, handle.location(), tableSchema, columns, null, null,
+          values, null, Parameters.schema(types), catalog, engine);
+    }
     PreparedQuery source = planned.source() == null ? null : engine.translate(planned.source());
     List<Field> parameterFields = new ArrayList<>();
     PreparedQuery constants = null;
@@ -104,7 +117,22 @@ final class InsertStatement implements PreparedUpdate {
           new FieldType(true, column.getType(), null, null), column.getChildren()));
     }
     return new InsertStatement(target, handle.location(), tableSchema, columns, source,
-        layout, constants, new Schema(parameterFields), catalog, engine);
+        layout, null, constants, new Schema(parameterFields), catalog, engine);
+  }
+
+  // The validated type of each parameter, as lake binds it.
+  private static List<SqlType> parameterTypes(List<RelDataTypeField> validated) {
+    List<SqlType> types = new ArrayList<>();
+    for (RelDataTypeField field : validated) {
+      try {
+        types.add(RelTypes.toLake(field.getType()).withNullable(true));
+      } catch (SqlException e) {
+        throw new SqlException(SqlException.Kind.INVALID, "parameter " + (types.size() + 1)
+            + " would be of type " + field.getType().getFullTypeString() + ", which cannot be"
+            + " bound; cast it (CAST(? AS INTEGER))");
+      }
+    }
+    return types;
   }
 
   @Override
@@ -135,6 +163,16 @@ final class InsertStatement implements PreparedUpdate {
       if (given != parameterSchema.getFields().size()) {
         throw new SqlException(SqlException.Kind.INVALID, "the statement has "
             + parameterSchema.getFields().size() + " parameters but " + given + " were bound");
+      }
+      if (expressions != null) {
+        while (parameters.loadNextBatch()) {
+          try (RecordBatchReader converted = converted(bound, rowsAllocator)) {
+            while (converted.loadNextBatch()) {
+              expressions.evaluate(converted.getVectorSchemaRoot(), rowsAllocator, rows::add);
+            }
+          }
+        }
+        return commit(rows, (reader, sha256) -> catalog.append(target, location, reader, sha256), () -> { });
       }
       List<FieldVector> constantValues = constants == null ? List.of() : constants(rowsAllocator);
       try {
@@ -168,6 +206,21 @@ final class InsertStatement implements PreparedUpdate {
       return commit(rows, (reader, sha256) -> catalog.append(target, location, reader, sha256), () -> { });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The bound batch converted to the parameters' validated types (its buffers moved when they match). */
+  private RecordBatchReader converted(VectorSchemaRoot bound, BufferAllocator allocator) {
+    List<String> names = parameterSchema.getFields().stream().map(Field::getName).toList();
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      fields.add(new Field(names.get(i), bound.getVector(i).getField().getFieldType(),
+          bound.getVector(i).getField().getChildren()));
+    }
+    VectorSchemaRoot renamed = new VectorSchemaRoot(fields, bound.getFieldVectors(), bound.getRowCount());
+    try (InsertRows values = new InsertRows(target, parameterSchema, names, "parameters", allocator)) {
+      values.add(renamed);
+      return values.reader();
     }
   }
 

@@ -39,6 +39,7 @@ final class ParameterizedQuery implements PreparedQuery {
   private final Execution execution;
   private final Schema parameterSchema;
   private final RelPreparedQuery unbound;
+  private final List<java.util.Optional<ColumnOrigin>> origins;
 
   /**
    * @param parameterTypes the validated type of each {@code ?} the plan holds, by 0-based index
@@ -86,6 +87,7 @@ final class ParameterizedQuery implements PreparedQuery {
     for (SqlType t : types) {
       nulls.add(new Expr.Literal(null, t));
     }
+    this.origins = ColumnOrigin.of(rel);
     this.unbound = translate(nulls);
   }
 
@@ -119,7 +121,12 @@ final class ParameterizedQuery implements PreparedQuery {
       Field f = plan.fields().get(i);
       fields.add(new Field(names.get(i), f.getFieldType(), f.getChildren()));
     }
-    return new RelPreparedQuery(plan, new Schema(fields), pins, execution);
+    return new RelPreparedQuery(plan, new Schema(fields), pins, execution, origins);
+  }
+
+  @Override
+  public List<java.util.Optional<ColumnOrigin>> origins() {
+    return origins;
   }
 
   @Override

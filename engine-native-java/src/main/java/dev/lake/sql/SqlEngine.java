@@ -122,9 +122,77 @@ public final class SqlEngine {
    *     subqueries, UNION, window functions, ...)
    */
   public PreparedQuery prepare(String sql, Map<TableName, Version> pins) {
+    return prepare(sql, pins, (String) null);
+  }
+
+  /** Whether literals of comparisons are made parameters for the plan cache ({@link AutoParameters}). */
+  boolean autoParameterize = !"false".equals(System.getProperty("lake.sql.autoParameterize"));
+
+  /** Normalized texts whose plan cannot take their literals (planning or typing failed). */
+  private final java.util.Set<String> unparameterizable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  // The plan of sql: its literals bound to the kept plan of its normalized text when that keeps
+  // their meaning, else the plan of the text as written.
+  private PreparedQuery planCached(String sql, Map<TableName, Version> pins, String defaultSchema) {
     Objects.requireNonNull(sql, "sql");
     Objects.requireNonNull(pins, "pins");
-    return plans.plan(sql, pins, catalog, c -> plan(sql, pins, c));
+    if (autoParameterize) {
+      AutoParameters.Normalized normalized = AutoParameters.of(sql);
+      if (normalized != null && !unparameterizable.contains(normalized.text())) {
+        PreparedQuery bound = bindLiterals(normalized, pins, defaultSchema);
+        if (bound != null) {
+          return bound;
+        }
+      }
+    }
+    return planText(sql, pins, defaultSchema);
+  }
+
+  private PreparedQuery planText(String sql, Map<TableName, Version> pins, String defaultSchema) {
+    if (defaultSchema == null) {
+      return plans.plan(sql, pins, catalog, c -> plan(sql, pins, c));
+    }
+    return plans.plan(sql, pins, defaultSchema, catalog,
+        c -> plan(sql, pins, new DefaultSchemaCatalog(c, defaultSchema)));
+  }
+
+  private PreparedQuery bindLiterals(AutoParameters.Normalized normalized,
+      Map<TableName, Version> pins, String defaultSchema) {
+    PreparedQuery planned;
+    try {
+      planned = planText(normalized.text(), pins, defaultSchema);
+    } catch (SqlException e) {
+      switch (e.kind()) {
+        case CANCELLED, TIMED_OUT, RESOURCE_EXHAUSTED -> throw e;
+        // The literal text plans (or fails) on its own terms.
+        case INVALID, UNSUPPORTED, SYNTAX -> unparameterize(normalized.text());
+        default -> { }
+      }
+      return null;
+    }
+    if (!(planned instanceof ParameterizedQuery query) || query.bindsVersions()
+        || query.types().size() != normalized.values().size()) {
+      unparameterize(normalized.text());
+      return null;
+    }
+    for (int i = 0; i < query.types().size(); i++) {
+      if (!AutoParameters.keepsMeaning(normalized.values().get(i), query.types().get(i))) {
+        return null;
+      }
+    }
+    try {
+      return query.bind(normalized.values());
+    } catch (SqlException e) {
+      // A value its parameter's type cannot hold (2.5 for an INTEGER): the literal text decides.
+      return null;
+    }
+  }
+
+  private void unparameterize(String text) {
+    if (unparameterizable.size() > 4096) {
+      unparameterizable.clear();
+    }
+    unparameterizable.add(text);
   }
 
   /**
@@ -245,13 +313,7 @@ public final class SqlEngine {
    * @throws SqlException as {@link #prepare(String, Map)}
    */
   public PreparedQuery prepare(String sql, Map<TableName, Version> pins, String defaultSchema) {
-    if (defaultSchema == null) {
-      return prepare(sql, pins);
-    }
-    Objects.requireNonNull(sql, "sql");
-    Objects.requireNonNull(pins, "pins");
-    return plans.plan(sql, pins, defaultSchema, catalog,
-        c -> plan(sql, pins, new DefaultSchemaCatalog(c, defaultSchema)));
+    return planCached(sql, pins, defaultSchema);
   }
 
   /**

@@ -133,6 +133,11 @@ abstract class SqlFixture {
 
   /** Runs the query to the end, checking every batch carries exactly the prepared schema. */
   List<List<Object>> rows(PreparedQuery query) {
+    return rows(query, allocator);
+  }
+
+  /** As {@link #rows(PreparedQuery)}, in {@code allocator}. */
+  static List<List<Object>> rows(PreparedQuery query, org.apache.arrow.memory.BufferAllocator allocator) {
     List<List<Object>> out = new ArrayList<>();
     try (ArrowReader reader = query.execute(allocator)) {
       while (reader.loadNextBatch()) {
