@@ -44,12 +44,7 @@ public final class Lake implements Runnable {
   static final class Dev implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @CommandLine.Mixin LogFormat logFormat;
-
-    @Option(names = "--metrics-port",
-        description = "Serve /metrics (Prometheus) and /health/live and /health/ready over HTTP on"
-            + " this loopback port; 0 picks a free one (default: none).")
-    Integer metricsPort;
+    @CommandLine.Mixin OpsOptions ops;
 
     @Option(names = "--port", defaultValue = "31337",
         description = "Flight SQL port on loopback; 0 picks a free one (default: ${DEFAULT-VALUE}).")
@@ -92,15 +87,11 @@ public final class Lake implements Runnable {
     @Override
     public Integer call() throws InterruptedException {
       Path data = dataDir.toAbsolutePath().normalize();
-      logFormat.check(spec.commandLine());
-      if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
-        throw new CommandLine.ParameterException(spec.commandLine(),
-            "--metrics-port must be 0..65535, got " + metricsPort);
-      }
+      ops.check(spec.commandLine());
       QueryLimits limits = limits();
       DevServer server;
       try {
-        server = DevServer.start(data, host, port, limits, metricsPort);
+        server = DevServer.start(data, host, port, limits, ops.metricsPort);
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());
         return 1;
@@ -115,7 +106,7 @@ public final class Lake implements Runnable {
           + (server.demoCreated() ? " (created demo.episodes)" : ""));
       System.out.println("lake dev: Flight SQL on " + host + ":" + server.port());
       System.out.println("lake dev: JDBC URL " + server.jdbcUrl(host));
-      if (metricsPort != null) {
+      if (ops.metricsPort != null) {
         System.out.println("lake dev: metrics on http://" + host + ":" + server.metricsPort()
             + "/metrics");
       }

@@ -75,8 +75,11 @@ final class MetasrvCommand implements Callable<Integer> {
   @Option(names = "--secret-key", description = "Static secret key, with --access-key.")
   String secretKey;
 
+  @CommandLine.Mixin OpsOptions ops;
+
   @Override
   public Integer call() throws InterruptedException {
+    ops.check(spec.commandLine());
     Path data = dataDir.toAbsolutePath().normalize();
     if (!DevServer.isLoopback(host)) {
       return usage("listens on loopback only until authentication and TLS exist; got --host "
@@ -104,9 +107,13 @@ final class MetasrvCommand implements Callable<Integer> {
       opened.add(store);
       Map<String, TableEngine> engines = DevServer.loadEngines();
       opened.addAll(engines.values());
-      server = MetasrvServer.builder().store(store).engines(engines)
+      MetasrvServer.Builder builder = MetasrvServer.builder().store(store).engines(engines)
           .warehouse(warehouse != null ? Path.of(warehouse) : data.resolve("warehouse"))
-          .allocator(allocator).host(host).port(port).nodeId(node).build();
+          .allocator(allocator).host(host).port(port).nodeId(node);
+      if (ops.metricsPort != null) {
+        builder.metrics(host, ops.metricsPort);
+      }
+      server = builder.build();
       opened.add(server);
       server.start();
     } catch (RuntimeException e) {
@@ -122,6 +129,10 @@ final class MetasrvCommand implements Callable<Integer> {
     }, "lake-metasrv-shutdown"));
     System.out.println("metasrv listening on " + host + ":" + server.port() + ", "
         + (server.isLeader() ? "leader" : "follower") + " (node " + node + ", " + metastore + ")");
+    if (ops.metricsPort != null) {
+      System.out.println("lake metasrv: metrics on http://" + host + ":" + server.metricsPort()
+          + "/metrics");
+    }
     System.out.flush();
     stopped.await();
     return 0;

@@ -51,8 +51,11 @@ final class QueryCommand implements Callable<Integer> {
       description = "Flight SQL port; 0 picks a free one (default: ${DEFAULT-VALUE}).")
   int port;
 
+  @CommandLine.Mixin OpsOptions ops;
+
   @Override
   public Integer call() throws Exception {
+    ops.check(spec.commandLine());
     if (!DevServer.isLoopback(host)) {
       spec.commandLine().getErr().println("lake query: listens on loopback only until"
           + " authentication and TLS exist; got --host " + host);
@@ -78,10 +81,14 @@ final class QueryCommand implements Callable<Integer> {
       CatalogCache cache = CatalogCache.start(authority, engines);
       opened.add(cache);
       QueryLimits limits = QueryLimits.defaults();
-      server = LakeFlightServer.builder().registry(cache)
+      LakeFlightServer.Builder builder = LakeFlightServer.builder().registry(cache).role("query")
           .sqlEngine(new SqlEngine(new CatalogSqlCatalog(cache), limits.memoryBytes(),
               limits.threads()))
-          .allocator(allocator).host(host).port(port).build();
+          .allocator(allocator).host(host).port(port);
+      if (ops.metricsPort != null) {
+        builder.metrics(host, ops.metricsPort);
+      }
+      server = builder.build();
       opened.add(server);
       if (!cache.awaitReady(Duration.ofSeconds(60))) {
         throw new IllegalStateException("no catalog snapshot from Metasrv " + metasrv
@@ -103,6 +110,10 @@ final class QueryCommand implements Callable<Integer> {
         + " over metasrv " + metasrv);
     System.out.println("lake query: JDBC URL jdbc:arrow-flight-sql://" + host + ":"
         + server.port() + "/?useEncryption=false");
+    if (ops.metricsPort != null) {
+      System.out.println("lake query: metrics on http://" + host + ":" + server.metricsPort()
+          + "/metrics");
+    }
     System.out.println("lake query: ready");
     System.out.flush();
     stopped.await();

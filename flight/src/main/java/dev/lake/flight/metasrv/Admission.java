@@ -23,6 +23,11 @@ final class Admission {
     return appends.tryAcquire();
   }
 
+  /** Appends admitted and not yet finished; for tests. */
+  int appendsInProgress(int maxConcurrentAppends) {
+    return maxConcurrentAppends - appends.availablePermits();
+  }
+
   void endAppend() {
     appends.release();
   }

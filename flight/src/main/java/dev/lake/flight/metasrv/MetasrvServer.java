@@ -20,6 +20,9 @@ import io.vertx.grpc.common.GrpcMessageEncoder;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.ServiceMethod;
 import io.vertx.grpc.common.ServiceName;
+import dev.lake.flight.ops.Health;
+import dev.lake.flight.ops.OpsEndpoint;
+import dev.lake.flight.ops.ServerMetrics;
 import io.vertx.grpc.server.GrpcServer;
 import io.vertx.grpc.server.GrpcServerOptions;
 import io.vertx.grpc.server.GrpcServerRequest;
@@ -29,6 +32,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -64,8 +70,11 @@ public final class MetasrvServer implements AutoCloseable {
   private final ThreadPoolExecutor workers;
   private final Admission admission;
   private final Vertx vertx = Vertx.vertx();
+  private final Health health;
+  private final ServerMetrics metrics;
   private HttpServer http;
-  private Leadership leadership;
+  private OpsEndpoint ops;
+  private volatile Leadership leadership;
   private boolean closed;
 
   private MetasrvServer(Builder builder) {
@@ -79,6 +88,17 @@ public final class MetasrvServer implements AutoCloseable {
           return thread;
         });
     this.admission = new Admission(builder.maxConcurrentAppends, builder.maxBufferedBytes);
+    // Ready: leading, or following a leader it can forward to.
+    this.health = Health.of(() -> leaderAddress().isPresent(),
+        Set.of(SERVICE.fullyQualifiedName()));
+    this.metrics = ServerMetrics.create("metasrv", Stream.concat(
+        Stream.of("Handshake", "ListActions", "GetFlightInfo", "GetSchema", "DoGet", "DoPut",
+            "DoAction", "ListFlights", "PollFlightInfo", "DoExchange").map(SERVICE::pathOf),
+        Stream.of("/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"))
+        .collect(Collectors.toUnmodifiableSet()));
+    metrics.registry().gauge("lake_metasrv_leader", this, server -> server.isLeader() ? 1 : 0);
+    metrics.registry().gauge("lake_workers_active", workers, ThreadPoolExecutor::getActiveCount);
+    metrics.registry().gauge("lake_workers_queued", workers, w -> w.getQueue().size());
   }
 
   public static Builder builder() {
@@ -98,8 +118,10 @@ public final class MetasrvServer implements AutoCloseable {
     GrpcServer grpc = GrpcServer.server(vertx,
         new GrpcServerOptions().setMaxMessageSize(config.maxStreamBytes + (1 << 20)));
     register(grpc);
+    health.register(grpc);
     HttpServer server = vertx.createHttpServer(
-        new HttpServerOptions().setHost(config.host).setPort(config.port)).requestHandler(grpc);
+        new HttpServerOptions().setHost(config.host).setPort(config.port))
+        .requestHandler(metrics.instrument(grpc));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {
@@ -117,6 +139,9 @@ public final class MetasrvServer implements AutoCloseable {
     if (config.campaign) {
       leadership.start();
     }
+    if (config.metricsPort >= 0) {
+      ops = OpsEndpoint.start(vertx, config.metricsHost, config.metricsPort, metrics, health);
+    }
     LOG.info("metasrv {} listening on {} as {}", config.nodeId, self,
         leadership.isLeader() ? "leader" : "follower");
   }
@@ -129,6 +154,23 @@ public final class MetasrvServer implements AutoCloseable {
     return http.actualPort();
   }
 
+  /**
+   * The port of the metrics and health endpoint.
+   *
+   * @throws IllegalStateException if not started or built without one
+   */
+  public synchronized int metricsPort() {
+    if (ops == null) {
+      throw new IllegalStateException("no metrics endpoint: built without metrics or not started");
+    }
+    return ops.port();
+  }
+
+  /** The server's metrics, to add meters to. */
+  public ServerMetrics metrics() {
+    return metrics;
+  }
+
   /** Whether this replica leads the registry now. */
   public boolean isLeader() {
     return leadership != null && leadership.isLeader();
@@ -137,6 +179,11 @@ public final class MetasrvServer implements AutoCloseable {
   /** The leader's {@code host:port} as last observed (this replica's own when leading). */
   public Optional<String> leaderAddress() {
     return leadership == null ? Optional.empty() : leadership.leaderAddress();
+  }
+
+  /** Appends admitted and not yet finished; for tests. */
+  int appendsInProgress() {
+    return admission.appendsInProgress(config.maxConcurrentAppends);
   }
 
   /** One election step now, beside the periodic ones (tests drive elections with it). */
@@ -172,6 +219,7 @@ public final class MetasrvServer implements AutoCloseable {
       return;
     }
     closed = true;
+    health.drain();
     long grace = config.shutdownGrace.toMillis();
     if (http != null) {
       await(http.shutdown(grace, TimeUnit.MILLISECONDS), grace + 5_000, "stopping the listener");
@@ -187,6 +235,9 @@ public final class MetasrvServer implements AutoCloseable {
     }
     if (leadership != null) {
       leadership.close();
+    }
+    if (ops != null) {
+      ops.close();
     }
     await(vertx.close(), 10_000, "stopping Vert.x");
     allocator.close();
@@ -358,6 +409,8 @@ public final class MetasrvServer implements AutoCloseable {
     private long maxStreamBytes = 64L << 20;
     private long maxBufferedBytes = 512L << 20;
     private Duration shutdownGrace = Duration.ofSeconds(10);
+    private String metricsHost = "127.0.0.1";
+    private int metricsPort = -1;
 
     private Builder() {}
 
@@ -455,6 +508,19 @@ public final class MetasrvServer implements AutoCloseable {
     }
 
     /** How long {@link MetasrvServer#close()} lets accepted calls finish; default 10 s. */
+    /**
+     * Serves {@code /metrics} (Prometheus) and {@code /health/live|ready} over HTTP on a loopback
+     * {@code host:port} (0 picks a free port); default: none.
+     */
+    public Builder metrics(String host, int port) {
+      if (port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("metrics port must be 0..65535, got " + port);
+      }
+      this.metricsHost = Objects.requireNonNull(host, "host");
+      this.metricsPort = port;
+      return this;
+    }
+
     public Builder shutdownGrace(Duration grace) {
       this.shutdownGrace = Objects.requireNonNull(grace, "grace");
       return this;

@@ -173,6 +173,23 @@ class MetasrvServerTest {
   }
 
   @Test
+  void aLeaderIsReadyAndReportsItsLeadershipAndCalls() throws Exception {
+    serve(MetasrvServer.builder().metrics("127.0.0.1", 0));
+    client.createNamespace("robots");
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    String base = "http://127.0.0.1:" + server.metricsPort();
+    assertEquals(200, http.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(base + "/health/ready")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode());
+    String metrics = http.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(base + "/metrics")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    assertTrue(metrics.contains("lake_metasrv_leader{role=\"metasrv\"} 1.0"), metrics);
+    assertTrue(metrics.contains("lake_grpc_calls_total{method=\"/arrow.flight.protocol"
+        + ".FlightService/DoAction\",role=\"metasrv\",status=\"OK\"}"), metrics);
+  }
+
+  @Test
   void aPayloadWhoseDigestDoesNotMatchIsInvalidArgumentAndChangesNothing() throws Exception {
     serve(MetasrvServer.builder());
     client.createNamespace("robots");
@@ -208,26 +225,23 @@ class MetasrvServerTest {
         VectorSchemaRoot empty = VectorSchemaRoot.create(MetasrvFixture.SCHEMA, root)) {
       // The first stream sends its descriptor and schema and stays open: it holds the one slot.
       SyncPutListener holding = new SyncPutListener();
-      AtomicInteger admitted = new AtomicInteger();
       FlightClient.ClientStreamListener open =
           raw.startPut(FlightDescriptor.command(command), empty, holding);
-      // Until the server has the first stream, a second append may still get the slot.
-      MetasrvFixture.await("the first append to hold its slot", () -> {
-        try (ArrowReader rows = MetasrvFixture.rows(root, 1, 1)) {
-          client.append(EPISODES, Optional.empty(), MetasrvFixture.operation("second"), rows);
-          admitted.incrementAndGet();
-          return false;
-        } catch (dev.lake.catalog.CatalogException e) {
-          return e instanceof MetasrvStatus.RemoteRefusalException refused
-              && refused.status == io.vertx.grpc.common.GrpcStatus.RESOURCE_EXHAUSTED;
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      });
+      // Wait for the server to admit the first stream (nothing else competes for the slot).
+      MetasrvFixture.await("the first append to hold its slot",
+          () -> server.appendsInProgress() == 1);
+      dev.lake.catalog.CatalogException busy;
+      try (ArrowReader rows = MetasrvFixture.rows(root, 1, 1)) {
+        busy = assertThrows(dev.lake.catalog.CatalogException.class, () -> client.append(
+            EPISODES, Optional.empty(), MetasrvFixture.operation("second"), rows));
+      }
+      assertTrue(busy instanceof MetasrvStatus.RemoteRefusalException refused
+          && refused.status == io.vertx.grpc.common.GrpcStatus.RESOURCE_EXHAUSTED,
+          busy.toString());
       open.completed();
       assertThrows(FlightRuntimeException.class, open::getResult);
       holding.close();
-      assertEquals(admitted.get(), client.lookup(EPISODES).orElseThrow().version().number());
+      assertEquals(0, client.lookup(EPISODES).orElseThrow().version().number(), "nothing changed");
     }
   }
 
