@@ -154,7 +154,7 @@ final class RelTranslator {
       case org.apache.calcite.rel.core.SetOp setOp when SetOperations.handles(setOp) -> setOperation(setOp);
       case Values values -> values(values);
       case org.apache.calcite.rel.core.Window window ->
-          WindowTranslation.translate(window, gather(translate(window.getInput())));
+          WindowTranslation.translate(window, gather(translate(window.getInput())), threads);
       case org.apache.calcite.rel.core.Correlate correlate when unnestOf(correlate) != null -> unnest(correlate);
       case org.apache.calcite.rel.core.Uncollect uncollect -> uncollect(uncollect);
       default -> throw RexToExpr.unsupported(describe(rel));

@@ -45,11 +45,11 @@ final class WindowTranslation {
    * @throws SqlException UNSUPPORTED for what the operator does not compute (EXCLUDE, IGNORE
    *     NULLS, DISTINCT, a nested-type key or argument); INVALID for a frame that makes no sense
    */
-  static RelTranslator.Node translate(Window window, RelTranslator.Node in) {
-    return new WindowTranslation(window, in).node();
+  static RelTranslator.Node translate(Window window, RelTranslator.Node in, int threads) {
+    return new WindowTranslation(window, in).node(threads);
   }
 
-  private RelTranslator.Node node() {
+  private RelTranslator.Node node(int threads) {
     List<WindowOperator.Group> groups = new ArrayList<>();
     List<Field> fields = new ArrayList<>(in.fields());
     List<SqlType> types = new ArrayList<>(in.types());
@@ -77,8 +77,8 @@ final class WindowTranslation {
     Schema schema = new Schema(fields);
     List<SqlType> inputTypes = in.types();
     return new RelTranslator.Node(fields, types,
-        a -> new WindowOperator(in.open().apply(a), inputTypes, groups, schema, a),
-        () -> "Window " + String.join("; ", labels), List.of(in), null);
+        a -> new WindowOperator(in.open().apply(a), inputTypes, groups, schema, threads, a),
+        () -> "Window " + String.join("; ", labels) + (threads > 1 ? " threads=" + threads : ""), List.of(in), null);
   }
 
   private SqlType keyType(int column, String clause) {

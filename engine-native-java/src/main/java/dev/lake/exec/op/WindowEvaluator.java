@@ -18,8 +18,8 @@ import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
 
 /**
- * The functions of one window over all rows of the input: a stable sort by partition keys
- * (ascending, NULLs first) then order keys, partition and peer boundaries found by comparing
+ * The functions of one window over some input rows (whole partitions): a stable sort by
+ * partition keys (ascending, NULLs first) then order keys on normalized keys ({@link WindowSort}), partition and peer boundaries found by comparing
  * neighbours, the frame of every row (bounds found in O(1) for ROWS, by binary search among the
  * partition's ordered keys for RANGE offsets), then each function in one pass: ranking functions
  * from the peers, sums and counts as differences of prefix sums (exact: 128-bit for integers),
@@ -30,8 +30,13 @@ final class WindowEvaluator {
   private static final long MICROS_PER_DAY = 86_400_000_000L;
 
   private final WindowOperator.Group group;
+  /** The input rows this evaluator computes, ascending: whole partitions of the window. */
+  private final int[] rows;
+  /** Sorted positions: {@code rows.length}. */
   private final int n;
   private final IntFunction<Col> columns;
+  private final List<Col> outputs;
+  private final List<Col> arguments;
   private final HeapBudget budget;
 
   /** Sorted position → input row. */
@@ -45,58 +50,48 @@ final class WindowEvaluator {
   private int[] frameStart;
   private int[] frameEnd;
 
-  WindowEvaluator(WindowOperator.Group group, int n, IntFunction<Col> columns, HeapBudget budget) {
+  /**
+   * @param rows input rows in ascending order, every row of each of their partitions
+   * @param columns input columns of every row (read only: evaluators of one window run at once)
+   * @param outputs one column of every input row per function, written at {@code rows} only
+   * @param arguments per function, its first argument as a column of every row (see
+   *     {@link #argument}), or null when it uses none
+   */
+  WindowEvaluator(WindowOperator.Group group, int[] rows, IntFunction<Col> columns, List<Col> outputs,
+      List<Col> arguments, HeapBudget budget) {
     this.group = group;
-    this.n = n;
+    this.rows = rows;
+    this.n = rows.length;
     this.columns = columns;
+    this.outputs = outputs;
+    this.arguments = arguments;
     this.budget = budget;
   }
 
-  /** One column per function of the window, each of {@code n} rows in input row order. */
-  List<Col> evaluate() {
+  /** Computes every function of the window at this evaluator's rows. */
+  void evaluate() {
     sort();
     boundaries();
     if (group.functions().stream().anyMatch(f -> f.kind().usesFrame())) {
       frames();
     }
-    List<Col> out = new ArrayList<>();
-    for (WindowFunction f : group.functions()) {
-      Col result = Col.allocate(f.type(), n);
-      budget.charge(HeapBudget.bytes(result));
-      compute(f, result);
-      out.add(result);
+    for (int i = 0; i < group.functions().size(); i++) {
+      compute(group.functions().get(i), outputs.get(i), arguments.get(i));
     }
-    return out;
   }
 
   // ------------------------------------------------------------------ sort and boundaries
 
   private void sort() {
-    budget.charge(8L * n);
-    ord = new int[n];
-    for (int i = 0; i < n; i++) {
-      ord[i] = i;
-    }
-    List<SortOperator.RowComparator> comparators = new ArrayList<>();
+    List<WindowSort.Key> keys = new ArrayList<>();
     for (int c : group.partition()) {
-      comparators.add(comparator(columns.apply(c), false, true));
+      keys.add(new WindowSort.Key(columns.apply(c), false, true));
     }
     for (SortOperator.Key k : group.order()) {
-      comparators.add(comparator(columns.apply(k.column()), k.descending(), k.nullsFirst()));
+      keys.add(new WindowSort.Key(columns.apply(k.column()), k.descending(), k.nullsFirst()));
     }
-    if (comparators.isEmpty() || n < 2) {
-      return;
-    }
-    SortOperator.RowComparator[] all = comparators.toArray(SortOperator.RowComparator[]::new);
-    SortOperator.mergeSort(ord, new int[n], 0, n, (a, b) -> {
-      for (SortOperator.RowComparator c : all) {
-        int r = c.compare(a, b);
-        if (r != 0) {
-          return r;
-        }
-      }
-      return 0;
-    });
+    budget.charge(4L * n);
+    ord = WindowSort.sort(rows, keys, budget);
   }
 
   /** Compares input rows {@code a} and {@code b} of {@code col}; NULLs first or last, and equal to each other. */
@@ -107,7 +102,7 @@ final class WindowEvaluator {
       case Col.Longs c -> (a, b) -> sign * Long.compare(c.values[a], c.values[b]);
       case Col.Doubles c -> (a, b) -> sign * Double.compare(c.values[a], c.values[b]);
       case Col.Bools c -> (a, b) -> sign * Boolean.compare(c.values[a], c.values[b]);
-      case Col.Objects c -> (a, b) -> sign * compareObjects(c.values[a], c.values[b]);
+      case Col.Objects c -> (a, b) -> sign * WindowSort.compare(c.values[a], c.values[b]);
     };
     return (a, b) -> {
       boolean na = col.isNull(a);
@@ -117,11 +112,6 @@ final class WindowEvaluator {
       }
       return values.compare(a, b);
     };
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static int compareObjects(Object a, Object b) {
-    return ((Comparable) a).compareTo(b);
   }
 
   /** Whether input rows {@code a} and {@code b} agree on every column in {@code cols}. */
@@ -342,15 +332,15 @@ final class WindowEvaluator {
 
   // ------------------------------------------------------------------ functions
 
-  private void compute(WindowFunction f, Col out) {
+  private void compute(WindowFunction f, Col out, Col argument) {
     switch (f.kind()) {
       case ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST -> ranking(f.kind(), out);
       case NTILE -> ntile(f, out);
       case LAG, LEAD -> offset(f, out);
       case FIRST_VALUE, LAST_VALUE, NTH_VALUE -> value(f, out);
       case COUNT -> count(f, out);
-      case SUM, SUM0, AVG -> sum(f, out);
-      case MIN, MAX -> extreme(f, out);
+      case SUM, SUM0, AVG -> sum(f, out, argument);
+      case MIN, MAX -> extreme(f, out, argument);
     }
   }
 
@@ -526,9 +516,8 @@ final class WindowEvaluator {
     }
   }
 
-  private void sum(WindowFunction f, Col out) {
+  private void sum(WindowFunction f, Col out, Col values) {
     int[] counts = prefixCounts(f);
-    Col values = argument(f);
     boolean zero = f.kind() == WindowFunction.Kind.SUM0;
     boolean avg = f.kind() == WindowFunction.Kind.AVG;
     switch (values) {
@@ -653,8 +642,7 @@ final class WindowEvaluator {
   }
 
   /** min/max over each frame: a deque of sorted positions whose values only worsen from its head. */
-  private void extreme(WindowFunction f, Col out) {
-    Col values = argument(f);
+  private void extreme(WindowFunction f, Col out, Col values) {
     SortOperator.RowComparator cmp = comparator(values, f.kind() == WindowFunction.Kind.MIN, false);
     budget.charge(4L * n);
     int[] deque = new int[Math.max(n, 1)];
@@ -692,14 +680,23 @@ final class WindowEvaluator {
 
   // ------------------------------------------------------------------ values
 
-  /** Argument 0 as a column of all rows (a constant argument repeated). */
-  private Col argument(WindowFunction f) {
+  /**
+   * The first argument of {@code f} as a column of all {@code rows} input rows (a constant
+   * repeated), for the functions that read it whole (sum, avg, min, max); null for the others.
+   */
+  static Col argument(WindowFunction f, int rows, IntFunction<Col> columns, HeapBudget budget) {
+    switch (f.kind()) {
+      case SUM, SUM0, AVG, MIN, MAX -> { }
+      default -> {
+        return null;
+      }
+    }
     int[] args = f.args();
     if (args[0] >= 0) {
       return columns.apply(args[0]);
     }
     Object constant = f.constants().get(0);
-    List<Object> repeated = new ArrayList<>(java.util.Collections.nCopies(n, constant));
+    List<Object> repeated = new ArrayList<>(java.util.Collections.nCopies(rows, constant));
     SqlType type = f.kind() == WindowFunction.Kind.AVG || f.kind() == WindowFunction.Kind.SUM
         || f.kind() == WindowFunction.Kind.SUM0 ? typeOf(constant) : f.type();
     Col col = dev.lake.exec.Vectors.fromObjects(type, repeated);

@@ -143,4 +143,68 @@ class WindowOperatorTest {
     assertThrows(IllegalArgumentException.class, () -> WindowFrame.Bound.of(WindowFrame.Type.PRECEDING));
     assertThrows(IllegalArgumentException.class, () -> new WindowFrame.Bound(WindowFrame.Type.CURRENT_ROW, 1L));
   }
+
+  @Test
+  void partitionedWindowSplitIntoPartsOnTwoThreadsGivesWhatEachPartitionDirectlyGives() {
+    // 100,000 rows: three parts by hash of p (NULL a partition of its own), many ties in o.
+    int n = 100_000;
+    List<List<Object>> rows = new ArrayList<>();
+    for (long i = 0; i < n; i++) {
+      rows.add(row(i % 997 == 0 ? null : i % 101, i % 13 == 0 ? null : (i * 7919) % 1000));
+    }
+    WindowFrame running = new WindowFrame(true, WindowFrame.Bound.of(WindowFrame.Type.UNBOUNDED_PRECEDING),
+        WindowFrame.Bound.of(WindowFrame.Type.CURRENT_ROW));
+    WindowOperator.Group g = group(new int[] {0}, List.of(new SortOperator.Key(1, true, false)), running,
+        new WindowFunction(WindowFunction.Kind.ROW_NUMBER, new int[0], List.of(), INT),
+        new WindowFunction(WindowFunction.Kind.RANK, new int[0], List.of(), INT),
+        new WindowFunction(WindowFunction.Kind.LAG, new int[] {1}, java.util.Arrays.asList((Object) null), INT),
+        new WindowFunction(WindowFunction.Kind.SUM, new int[] {1}, java.util.Arrays.asList((Object) null), INT));
+    Schema out = new Schema(List.of(INT.field("p"), INT.field("o"), INT.field("n"), INT.field("r"),
+        INT.field("l"), INT.field("s")));
+    // Directly: each partition's rows stably sorted by o descending, NULLs last.
+    java.util.Map<Object, List<Integer>> partitions = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      partitions.computeIfAbsent(java.util.Objects.requireNonNullElse(rows.get(i).get(0), "null"),
+          k -> new ArrayList<>()).add(i);
+    }
+    List<List<Object>> expected = new ArrayList<>();
+    for (List<Object> r : rows) {
+      expected.add(new ArrayList<>(r));
+    }
+    java.util.Comparator<Integer> byO = java.util.Comparator.comparing(i -> (Long) rows.get(i).get(1),
+        java.util.Comparator.nullsLast(java.util.Comparator.<Long>reverseOrder()));
+    for (List<Integer> part : partitions.values()) {
+      part.sort(byO);
+      long sum = 0;
+      boolean any = false;
+      int rank = 1;
+      for (int j = 0; j < part.size(); j++) {
+        Long o = (Long) rows.get(part.get(j)).get(1);
+        if (j > 0 && !java.util.Objects.equals(o, rows.get(part.get(j - 1)).get(1))) {
+          rank = j + 1;
+        }
+        if (o != null) {
+          sum += o;
+          any = true;
+        }
+        List<Object> e = expected.get(part.get(j));
+        e.add((long) j + 1);
+        e.add((long) rank);
+        e.add(j == 0 ? null : rows.get(part.get(j - 1)).get(1));
+        e.add(any ? sum : null);
+      }
+    }
+    // The running sum includes the current row's peers.
+    for (List<Integer> part : partitions.values()) {
+      for (int j = part.size() - 2; j >= 0; j--) {
+        if (java.util.Objects.equals(rows.get(part.get(j)).get(1), rows.get(part.get(j + 1)).get(1))) {
+          expected.get(part.get(j)).set(5, expected.get(part.get(j + 1)).get(5));
+        }
+      }
+    }
+    try (BufferAllocator a = allocator.newChildAllocator("query", 0, Long.MAX_VALUE);
+        WindowOperator op = new WindowOperator(input(a, rows, List.of()), List.of(INT, INT), List.of(g), out, 2, a)) {
+      assertEquals(expected, drain(op));
+    }
+  }
 }
