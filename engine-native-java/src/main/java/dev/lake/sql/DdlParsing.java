@@ -25,7 +25,11 @@ import org.apache.calcite.sql.parser.babel.TokenMgrError;
  *       end, blanked out of the text and returned as options;
  *   <li>in a {@code CREATE TABLE} column list, PostgreSQL's array brackets {@code FLOAT[512]} and
  *       {@code VARCHAR[]}, rewritten to Calcite's {@code FLOAT ARRAY}; every collection of the
- *       column list, written either way, is listed in text order with its fixed size (or -1).
+ *       column list, written either way, is listed in text order with its fixed size (or -1);
+ *   <li>in a {@code CREATE TABLE} column list, a column's inline {@code PRIMARY KEY} (rewritten
+ *       to {@code NOT NULL}) and {@code UNIQUE} (taken out): lake declares no keys and enforces
+ *       none; likewise table-level {@code [CONSTRAINT c] PRIMARY KEY (...)} and {@code UNIQUE
+ *       (...)}, taken out, the primary key's columns returned.
  * </ul>
  *
  * Calcite's Babel parser then parses the rewritten {@code CREATE TABLE} and every other statement.
@@ -44,7 +48,12 @@ final class DdlParsing {
   record DropTable(List<String> name, boolean ifExists) implements Ddl {}
 
   /** A {@code CREATE TABLE} text made parseable by Calcite, with what was taken out of it. */
-  record CreateTableText(String text, Map<String, String> options, List<Integer> arraySizes) {}
+  /**
+   * A {@code CREATE TABLE} text made parseable by Calcite, with what was taken out of it; {@code
+   * primaryKey} holds the columns a table-level {@code PRIMARY KEY (...)} names, as written.
+   */
+  record CreateTableText(String text, Map<String, String> options, List<Integer> arraySizes,
+      List<String> primaryKey) {}
 
   /** Calcite's token kinds, by name, so this file reads as SQL. */
   private static final int EOF = SqlBabelParserImplConstants.EOF;
@@ -58,6 +67,11 @@ final class DdlParsing {
   private static final int CASCADE = SqlBabelParserImplConstants.CASCADE;
   private static final int RESTRICT = SqlBabelParserImplConstants.RESTRICT;
   private static final int WITH = SqlBabelParserImplConstants.WITH;
+  private static final int PRIMARY = SqlBabelParserImplConstants.PRIMARY;
+  private static final int KEY = SqlBabelParserImplConstants.KEY;
+  private static final int UNIQUE = SqlBabelParserImplConstants.UNIQUE;
+  private static final int CONSTRAINT = SqlBabelParserImplConstants.CONSTRAINT;
+  private static final int NULL = SqlBabelParserImplConstants.NULL;
   private static final int AS = SqlBabelParserImplConstants.AS;
   private static final int ARRAY = SqlBabelParserImplConstants.ARRAY;
   private static final int MULTISET = SqlBabelParserImplConstants.MULTISET;
@@ -210,12 +224,33 @@ final class DdlParsing {
       }
     }
     List<Integer> sizes = new ArrayList<>();
+    List<String> primaryKey = new ArrayList<>();
     if (columnsStart >= 0 && columnsEnd > columnsStart) {
       // Rewrite right to left so earlier offsets stay valid; sizes are collected left to right.
-      List<int[]> rewrites = new ArrayList<>();
+      List<Rewrite> rewrites = new ArrayList<>();
+      int nesting = 0;
       for (int i = columnsStart + 1; i < columnsEnd; i++) {
         Tok t = tokens.get(i);
-        if (t.kind() == ARRAY || t.kind() == MULTISET) {
+        int keyEnd = nesting == 0 && t.kind() == COMMA ? tableKeyEnd(tokens, i + 1, primaryKey) : -1;
+        if (keyEnd >= 0) {
+          // A table-level PRIMARY KEY (...) or UNIQUE (...), which Calcite's Babel parser has no
+          // grammar for, is taken out with its comma.
+          rewrites.add(new Rewrite(t.start(), tokens.get(keyEnd).end(), ""));
+          i = keyEnd;
+        } else if (t.kind() == LPAREN) {
+          nesting++;
+        } else if (t.kind() == RPAREN) {
+          nesting--;
+        } else if (nesting == 0 && t.kind() == PRIMARY && tokens.get(i + 1).kind() == KEY
+            && tokens.get(i + 2).kind() != LPAREN) {
+          // An inline PRIMARY KEY declares the column NOT NULL (as in PostgreSQL); the key is
+          // not enforced.
+          boolean notNull = tokens.get(i - 1).kind() == NULL && tokens.get(i - 2).kind() == NOT;
+          rewrites.add(new Rewrite(t.start(), tokens.get(i + 1).end(), notNull ? "" : "NOT NULL"));
+          i++;
+        } else if (nesting == 0 && t.kind() == UNIQUE && tokens.get(i + 1).kind() != LPAREN) {
+          rewrites.add(new Rewrite(t.start(), t.end(), ""));
+        } else if (t.kind() == ARRAY || t.kind() == MULTISET) {
           sizes.add(-1);
         } else if (t.kind() == LBRACKET) {
           Tok next = tokens.get(i + 1);
@@ -237,20 +272,64 @@ final class DdlParsing {
                 + "'", tokens.get(close));
           }
           sizes.add(size);
-          rewrites.add(new int[] {t.start(), tokens.get(close).end()});
+          rewrites.add(new Rewrite(t.start(), tokens.get(close).end(), " ARRAY"));
           i = close;
         }
       }
       for (int r = rewrites.size() - 1; r >= 0; r--) {
-        int[] span = rewrites.get(r);
-        String replacement = " ARRAY";
-        int width = span[1] - span[0];
-        text.replace(span[0], span[1], width > replacement.length()
-            ? replacement + " ".repeat(width - replacement.length()) : replacement);
+        Rewrite w = rewrites.get(r);
+        int width = w.end() - w.start();
+        text.replace(w.start(), w.end(), width > w.replacement().length()
+            ? w.replacement() + " ".repeat(width - w.replacement().length()) : w.replacement());
       }
     }
-    return new CreateTableText(text.toString(), Map.copyOf(options), List.copyOf(sizes));
+    return new CreateTableText(text.toString(), Map.copyOf(options), List.copyOf(sizes), List.copyOf(primaryKey));
   }
+
+  /**
+   * The index of the closing parenthesis of the table-level {@code [CONSTRAINT name] PRIMARY KEY
+   * (...)} or {@code UNIQUE (...)} at {@code at}, adding a primary key's columns to {@code
+   * primaryKey}; -1 when there is none at {@code at}.
+   */
+  private static int tableKeyEnd(List<Tok> tokens, int at, List<String> primaryKey) {
+    int i = at;
+    if (tokens.get(i).kind() == CONSTRAINT) {
+      i += 2;
+    }
+    boolean primary = tokens.get(i).kind() == PRIMARY && tokens.get(i + 1).kind() == KEY;
+    if (primary) {
+      i++;
+    } else if (tokens.get(i).kind() != UNIQUE) {
+      return -1;
+    }
+    if (tokens.get(++i).kind() != LPAREN) {
+      return -1;
+    }
+    List<String> columns = new ArrayList<>();
+    for (i++; tokens.get(i).kind() != RPAREN; i++) {
+      Tok t = tokens.get(i);
+      if (t.kind() == QUOTED_IDENTIFIER) {
+        columns.add(unquote(t.image(), '"'));
+      } else if (t.kind() == IDENTIFIER || Character.isLetter(t.image().charAt(0))) {
+        // A plain name, or a non-reserved keyword used as one (c, value, ...).
+        columns.add(t.image().toLowerCase(Locale.ROOT));
+      } else if (t.kind() != COMMA) {
+        return -1;
+      }
+    }
+    if (primary && !primaryKey.isEmpty()) {
+      throw new SqlException(SqlException.Kind.INVALID, "a table has at most one PRIMARY KEY, at line "
+          + tokens.get(at).line() + ", column " + tokens.get(at).column(), tokens.get(at).line(),
+          tokens.get(at).column(), null);
+    }
+    if (primary) {
+      primaryKey.addAll(columns);
+    }
+    return i;
+  }
+
+  /** Text {@code [start, end)} of a statement replaced by {@code replacement} (padded to its width). */
+  private record Rewrite(int start, int end, String replacement) {}
 
   private static final class Cursor {
     private final List<Tok> tokens;

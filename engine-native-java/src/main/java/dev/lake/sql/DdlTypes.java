@@ -42,6 +42,9 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * Nested: {@code ROW(a T, ...)} is a struct; {@code T[]} or {@code T ARRAY} a list;
  * {@code T[n]} a fixed-size list of n. A column is nullable unless {@code NOT NULL}; elements
  * and fields are nullable unless declared {@code NOT NULL} inside the {@code ROW}.
+ *
+ * <p>{@code PRIMARY KEY} and {@code UNIQUE} (a column's or the table's) are declarations only:
+ * lake tables are append-only and no key is enforced; a primary key's columns are NOT NULL.
  */
 final class DdlTypes {
   private DdlTypes() {}
@@ -52,17 +55,18 @@ final class DdlTypes {
   /**
    * @param arraySizes every collection type of the column list in text order, with its fixed
    *     size or -1 ({@link DdlParsing.CreateTableText#arraySizes})
+   * @param primaryKey the columns of a table-level PRIMARY KEY, made NOT NULL
    * @throws SqlException INVALID for duplicate columns or constraints; UNSUPPORTED for a type lake
    *     cannot store, naming the column
    */
-  static Schema schema(SqlNodeList columns, List<Integer> arraySizes) {
+  static Schema schema(SqlNodeList columns, List<Integer> arraySizes, List<String> primaryKey) {
     Iterator<Integer> sizes = arraySizes.iterator();
     List<Field> fields = new ArrayList<>();
     Set<String> names = new HashSet<>();
     for (SqlNode node : columns) {
       if (!(node instanceof SqlColumnDeclaration column)) {
-        throw new SqlException(SqlException.Kind.UNSUPPORTED, "table constraints are not"
-            + " supported (lake tables have no keys): " + node, line(node), col(node), null);
+        throw new SqlException(SqlException.Kind.UNSUPPORTED, "table constraints other than PRIMARY KEY"
+            + " and UNIQUE are not supported: " + node, line(node), col(node), null);
       }
       String name = column.name.getSimple();
       if (!names.add(name)) {
@@ -74,6 +78,21 @@ final class DdlTypes {
             + " generated columns are not supported", line(node), col(node), null);
       }
       fields.add(field(name, column.dataType, sizes, true));
+    }
+    // Declarations only: lake tables are append-only and enforce no key; a primary key's
+    // columns are NOT NULL, as in PostgreSQL.
+    for (String name : primaryKey) {
+      int at = -1;
+      for (int i = 0; i < fields.size() && at < 0; i++) {
+        at = fields.get(i).getName().equals(name) ? i : -1;
+      }
+      if (at < 0) {
+        throw new SqlException(SqlException.Kind.INVALID, "PRIMARY KEY column '" + name + "' is not a column"
+            + " of the table", line(columns), col(columns), null);
+      }
+      Field f = fields.get(at);
+      fields.set(at, new Field(f.getName(), new FieldType(false, f.getType(), f.getDictionary(),
+          f.getMetadata()), f.getChildren()));
     }
     return new Schema(fields);
   }

@@ -68,10 +68,17 @@ final class FunctionOperators implements SqlOperatorTable {
   private final Map<ScalarFunction, Operator> byFunction = new HashMap<>();
   private final List<SqlOperator> operators = new ArrayList<>();
   private final Map<String, AggregateOperator> aggregatesByName = new HashMap<>();
+  private final Set<String> kernelAggregates = new java.util.HashSet<>();
 
   private FunctionOperators(FunctionRegistry registry) {
     this.registry = registry;
     for (AggregateFunction f : registry.aggregates()) {
+      if (f.kernel().isPresent()) {
+        // Calcite's own operator spells a function of the typed kernels (count, sum, ...): its
+        // planner rules know it (count(*), avg's reduction, sum over no rows).
+        kernelAggregates.add(f.name().toUpperCase(Locale.ROOT));
+        continue;
+      }
       AggregateOperator op = new AggregateOperator(f);
       operators.add(op);
       aggregatesByName.put(f.name().toUpperCase(Locale.ROOT), op);
@@ -111,9 +118,7 @@ final class FunctionOperators implements SqlOperatorTable {
 
   /** Names of the standard functions the engine runs, for suggestions beside the registry's. */
   static List<String> standardFunctionNames() {
-    List<String> names = new ArrayList<>(List.of("coalesce", "nullif", "extract", "cast", "mod", "cardinality",
-        "count", "sum", "avg", "min", "max"));
-    return names;
+    return List.of("coalesce", "nullif", "extract", "cast", "mod", "cardinality");
   }
 
   @Override
@@ -151,6 +156,9 @@ final class FunctionOperators implements SqlOperatorTable {
         return true;
       }
       String name = op.getName().toUpperCase(Locale.ROOT);
+      if (registry.kernelAggregates.contains(name)) {
+        return op.isAggregator();
+      }
       if (registry.byName.containsKey(name) || registry.aggregatesByName.containsKey(name)) {
         return false;
       }

@@ -5,6 +5,9 @@ import dev.lake.engine.expr.Expression;
 import dev.lake.exec.SqlType;
 import dev.lake.exec.expr.Expr;
 import dev.lake.exec.expr.Kernel;
+import dev.lake.exec.fn.AggregateFunction;
+import dev.lake.exec.fn.Binding;
+import dev.lake.exec.fn.CoreAggregates;
 import dev.lake.exec.op.FilterOperator;
 import dev.lake.exec.op.GatherOperator;
 import dev.lake.exec.op.HashAggregateOperator;
@@ -472,6 +475,8 @@ final class RelTranslator {
     List<Integer> slots = new ArrayList<>();
     List<Expr> literals = new ArrayList<>();
     List<Boolean> sum0 = new ArrayList<>();
+    // Per call: how its partial results combine, or null when it cannot run split.
+    List<AggregateFunction.Split> splits = new ArrayList<>();
     List<Field> outFields = new ArrayList<>(fields);
     List<SqlType> outTypes = new ArrayList<>(types);
     for (AggregateCall call : aggregate.getAggCallList()) {
@@ -505,6 +510,7 @@ final class RelTranslator {
         slots.add(calls.size());
         literals.add(null);
         calls.add(agg);
+        splits.add(registered.function.split());
         sum0.add(false);
         fields.add(f);
         types.add(list ? null : type);
@@ -538,16 +544,20 @@ final class RelTranslator {
           }
         }
       }
-      Expr.AggFn fn = switch (kind) {
+      // SINGLE_VALUE (a scalar subquery's one row) is Calcite's own; every other function is
+      // the registry's, run on the typed kernel it names. $SUM0 is Calcite's sum that reads 0
+      // over no rows.
+      AggregateFunction core = kind == SqlKind.SINGLE_VALUE ? null : kernelFunction(call);
+      Expr.AggFn fn = core == null ? Expr.AggFn.SINGLE_VALUE : switch (core.kernel().orElseThrow()) {
         case COUNT -> Expr.AggFn.COUNT;
-        case SUM, SUM0 -> Expr.AggFn.SUM;
+        case SUM -> Expr.AggFn.SUM;
         case AVG -> Expr.AggFn.AVG;
         case MIN -> Expr.AggFn.MIN;
         case MAX -> Expr.AggFn.MAX;
-        case SINGLE_VALUE -> Expr.AggFn.SINGLE_VALUE;
-        default -> throw RexToExpr.unsupported("aggregate function " + call.getAggregation().getName());
       };
-      SqlType type = resultType(fn, arg == null ? null : arg.type());
+      SqlType type = core == null ? arg.type().withNullable(true)
+          : core.resultType(Binding.of(arg == null ? List.of() : List.of(arg.type())));
+      splits.add(core == null ? null : core.split());
       slots.add(calls.size());
       literals.add(null);
       calls.add(new Expr.Agg(fn, call.isDistinct(), arg, type, filter, null));
@@ -560,10 +570,12 @@ final class RelTranslator {
     }
     Schema schema = new Schema(fields);
     int keyCount = keys.size();
-    boolean parallel = threads > 1 && in.pipeline() != null
-        && calls.stream().allMatch(RelTranslator::decomposable);
+    boolean parallel = threads > 1 && in.pipeline() != null;
+    for (int c = 0; c < calls.size() && parallel; c++) {
+      parallel = decomposable(calls.get(c), splits.get(c));
+    }
     Function<BufferAllocator, Operator> open = parallel
-        ? parallelAggregate(in.pipeline(), keys, calls, fields)
+        ? parallelAggregate(in.pipeline(), keys, calls, splits, fields)
         : a -> new HashAggregateOperator(gather(in).open().apply(a), schema, keys, calls, a);
     Node agg = new Node(fields, types, open,
         (parallel ? "ParallelHashAggregate (partial per morsel, final in morsel order) threads=" + threads + " "
@@ -652,21 +664,33 @@ final class RelTranslator {
   /** A projection's input and its expressions over that input. */
   private record Fused(Node input, List<Expr> exprs) {}
 
-  private static boolean decomposable(Expr.Agg call) {
-    if (call.fn() == Expr.AggFn.REGISTERED) {
-      // Any registry aggregate merges its partial states; a list result is not yet projected through.
+  private static boolean decomposable(Expr.Agg call, AggregateFunction.Split split) {
+    if (split == null) {
+      return false;
+    }
+    if (split == AggregateFunction.Split.STATES) {
+      // Any registry state merges its partials; a list result is not yet projected through.
       return !call.registered().spec().function().listResult();
     }
-    return !call.distinct() && call.fn() != Expr.AggFn.SINGLE_VALUE;
+    // A typed kernel's DISTINCT keeps its values whole, not per morsel.
+    return !call.distinct();
+  }
+
+  /** The registry's function of a typed kernel that Calcite's aggregate {@code call} spells. */
+  private static AggregateFunction kernelFunction(AggregateCall call) {
+    String name = call.getAggregation().getKind() == SqlKind.SUM0 ? "sum" : call.getAggregation().getName();
+    return FunctionOperators.registry().lookupAggregate(name).filter(f -> f.kernel().isPresent())
+        .orElseThrow(() -> RexToExpr.unsupported("aggregate function " + call.getAggregation().getName()));
   }
 
   /**
-   * Partial aggregates over each morsel of the pipeline, merged by a final aggregate: COUNT
-   * partials are summed (0 when there are none), SUM, MIN and MAX merge with themselves, AVG
-   * travels as SUM and COUNT.
+   * Partial aggregates over each morsel of the pipeline, merged by a final aggregate as each
+   * call's function says ({@link AggregateFunction#split()}): counts are summed (0 when there are
+   * none), sums, minimums and maximums aggregate themselves, an average travels as a sum and a
+   * count, a registry state merges its partial states.
    */
   private Function<BufferAllocator, Operator> parallelAggregate(Pipeline pipeline, List<Expr> keys,
-      List<Expr.Agg> calls, List<Field> outFields) {
+      List<Expr.Agg> calls, List<AggregateFunction.Split> splits, List<Field> outFields) {
     int k = keys.size();
     List<Field> partialFields = new ArrayList<>(outFields.subList(0, k));
     List<Field> finalFields = new ArrayList<>(outFields.subList(0, k));
@@ -679,16 +703,17 @@ final class RelTranslator {
       out.add(finalKeys.get(i));
     }
     SqlType int64 = SqlType.of(SqlType.Kind.INT64, true);
-    for (Expr.Agg call : calls) {
-      switch (call.fn()) {
+    for (int i = 0; i < calls.size(); i++) {
+      Expr.Agg call = calls.get(i);
+      switch (splits.get(i)) {
         case COUNT -> {
           // A scan with no units (an empty table, or every block pruned) leaves the final
           // aggregate no partials: their SUM is NULL, but the count of no rows is 0.
           Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), call.type(), call.filter(), null));
           out.add(zeroIfNull(finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, p, int64))));
         }
-        case AVG -> {
-          SqlType sumType = resultType(Expr.AggFn.SUM, call.arg().type());
+        case SUM_AND_COUNT -> {
+          SqlType sumType = CoreAggregates.SUM.resultType(Binding.of(List.of(call.arg().type())));
           Expr s = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.SUM, false, call.arg(), sumType, call.filter(), null));
           Expr c = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.COUNT, false, call.arg(), int64, call.filter(), null));
           Expr sum = finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.SUM, false, s, sumType));
@@ -697,7 +722,7 @@ final class RelTranslator {
           out.add(new Expr.Case(List.of(none), List.of(new Expr.Literal(null, call.type())),
               averageOf(sum, count, call.type()), call.type()));
         }
-        case REGISTERED -> {
+        case STATES -> {
           // Each morsel's states travel as handles; the final aggregate merges the states.
           Expr.Registered r = call.registered();
           Expr p = partialColumn(partialCalls, partialFields, k, new Expr.Agg(Expr.AggFn.REGISTERED, call.distinct(),
@@ -705,7 +730,7 @@ final class RelTranslator {
           out.add(finalColumn(finalCalls, finalFields, k, new Expr.Agg(Expr.AggFn.REGISTERED, call.distinct(), p,
               call.type(), null, new Expr.Registered(r.spec(), List.of(p), Expr.Phase.FINAL))));
         }
-        default -> {
+        case SELF -> {
           Expr p = partialColumn(partialCalls, partialFields, k, call);
           out.add(finalColumn(finalCalls, finalFields, k, new Expr.Agg(call.fn(), false, p, call.type())));
         }
@@ -751,21 +776,6 @@ final class RelTranslator {
     String name = "f" + fields.size();
     fields.add(field(name, call.type()));
     return new Expr.Column(k + calls.size() - 1, name, call.type());
-  }
-
-  /** The type the engine's accumulator produces for {@code fn} over {@code arg}. */
-  static SqlType resultType(Expr.AggFn fn, SqlType arg) {
-    return switch (fn) {
-      case COUNT -> SqlType.of(SqlType.Kind.INT64, false);
-      case SUM -> arg.isLongBacked() ? SqlType.of(SqlType.Kind.INT64, true)
-          : arg.isFloat() ? SqlType.of(SqlType.Kind.FLOAT64, true)
-          : SqlType.decimal(SqlType.MAX_DECIMAL_PRECISION, arg.scale(), true);
-      case AVG -> arg.kind() == SqlType.Kind.DECIMAL
-          ? SqlType.decimal(SqlType.MAX_DECIMAL_PRECISION, Math.max(arg.scale(), 6), true)
-          : SqlType.of(SqlType.Kind.FLOAT64, true);
-      case MIN, MAX, SINGLE_VALUE -> arg.withNullable(true);
-      case REGISTERED -> throw new IllegalStateException("a registered aggregate's type is its function's");
-    };
   }
 
   // ---------------------------------------------------------------- join

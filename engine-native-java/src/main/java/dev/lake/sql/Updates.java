@@ -123,7 +123,7 @@ final class Updates {
       throw new SqlException(SqlException.Kind.INVALID, "CREATE TABLE " + name
           + " needs at least one column");
     }
-    Schema schema = DdlTypes.schema(create.columnList, text.arraySizes());
+    Schema schema = DdlTypes.schema(create.columnList, text.arraySizes(), text.primaryKey());
     boolean ifNotExists = create.ifNotExists;
     return ddl(() -> {
       ensureDefaultSchema(catalog, name);

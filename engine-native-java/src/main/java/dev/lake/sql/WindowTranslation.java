@@ -287,13 +287,18 @@ final class WindowTranslation {
       case FIRST_VALUE -> WindowFunction.Kind.FIRST_VALUE;
       case LAST_VALUE -> WindowFunction.Kind.LAST_VALUE;
       case NTH_VALUE -> WindowFunction.Kind.NTH_VALUE;
-      case COUNT -> WindowFunction.Kind.COUNT;
-      case SUM -> WindowFunction.Kind.SUM;
       case SUM0 -> WindowFunction.Kind.SUM0;
-      case AVG -> WindowFunction.Kind.AVG;
-      case MIN -> WindowFunction.Kind.MIN;
-      case MAX -> WindowFunction.Kind.MAX;
-      default -> throw RexToExpr.unsupported("window function " + name);
+      // An aggregate over a window: the registry's function, run on the typed kernel it names.
+      default -> FunctionOperators.registry().lookupAggregate(name)
+          .flatMap(dev.lake.exec.fn.AggregateFunction::kernel)
+          .map(k -> switch (k) {
+            case COUNT -> WindowFunction.Kind.COUNT;
+            case SUM -> WindowFunction.Kind.SUM;
+            case AVG -> WindowFunction.Kind.AVG;
+            case MIN -> WindowFunction.Kind.MIN;
+            case MAX -> WindowFunction.Kind.MAX;
+          })
+          .orElseThrow(() -> RexToExpr.unsupported("window function " + name));
     };
     SqlType type = RelTypes.toLake(call.getType());
     List<RexNode> operands = call.getOperands();

@@ -93,6 +93,25 @@ class SqlUpdateTest {
   }
 
   @Test
+  void primaryKeyAndUniqueAreDeclarationsThatMakeKeyColumnsNotNull() {
+    update("CREATE TABLE t1(a1 INTEGER PRIMARY KEY, b1 INTEGER UNIQUE, x1 VARCHAR(40))");
+    update("CREATE TABLE t2(a INT NOT NULL PRIMARY KEY, b INT, c INT, PRIMARY KEY (b, c), UNIQUE (a), CONSTRAINT u UNIQUE (c))");
+    Schema t1 = catalog.openTable(new TableName("public", "t1")).orElseThrow().schema();
+    assertFalse(t1.findField("a1").isNullable());
+    assertTrue(t1.findField("b1").isNullable());
+    Schema t2 = catalog.openTable(new TableName("public", "t2")).orElseThrow().schema();
+    assertFalse(t2.findField("a").isNullable());
+    assertFalse(t2.findField("b").isNullable());
+    assertFalse(t2.findField("c").isNullable());
+    // Not enforced: lake tables are append-only.
+    assertEquals(2, update("INSERT INTO t1 VALUES (1, 1, 'x'), (1, 1, 'y')"));
+    assertEquals(List.of(List.of(2L)), rows("SELECT count(*) FROM t1 WHERE a1 = 1"));
+    assertEquals(SqlException.Kind.INVALID, refused("CREATE TABLE t3(a INT, PRIMARY KEY (b))").kind());
+    assertEquals(SqlException.Kind.INVALID, refused("CREATE TABLE t3(a INT, b INT, PRIMARY KEY (a), PRIMARY KEY (b))").kind());
+    assertEquals(SqlException.Kind.SYNTAX, refused("CREATE TABLE t3(a INT, CHECK (a > 0))").kind());
+  }
+
+  @Test
   void everyTypeAndNestedColumnsAreCreatedAsDocumented() {
     update("CREATE SCHEMA robots");
     update("CREATE TABLE robots.episodes (id BIGINT NOT NULL, name VARCHAR(20), ok BOOLEAN,"

@@ -34,6 +34,36 @@ public interface AggregateFunction extends RegisteredFunction {
    */
   default void check(Binding args) {}
 
-  /** A state for every group of one aggregation, computing {@code call}. */
+  /**
+   * The engine's typed kernels, which update primitive arrays a batch at a time (and share counts
+   * and sums between calls of one aggregation): {@link CoreAggregates}' functions run on them.
+   */
+  enum Kernel { COUNT, SUM, AVG, MIN, MAX }
+
+  /** The typed kernel computing this function, or empty when its {@link #newState} state does. */
+  default java.util.Optional<Kernel> kernel() {
+    return java.util.Optional.empty();
+  }
+
+  /** How the partial results of each morsel of a parallel aggregation combine into the final value. */
+  enum Split {
+    /** Each morsel's {@link GroupState} is merged into the final one ({@link GroupState#merge}). */
+    STATES,
+    /** The partial results are aggregated again by the same function (sum, min, max). */
+    SELF,
+    /** The partial counts are summed; no partial at all is a count of 0. */
+    COUNT,
+    /** Each morsel keeps a sum and a count; the final value is their quotient (avg). */
+    SUM_AND_COUNT
+  }
+
+  default Split split() {
+    return Split.STATES;
+  }
+
+  /**
+   * A state for every group of one aggregation, computing {@code call}; a function with a {@link
+   * #kernel()} runs on that kernel instead and has no state.
+   */
   GroupState newState(AggregateSpec call);
 }

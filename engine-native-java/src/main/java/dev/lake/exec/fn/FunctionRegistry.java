@@ -24,6 +24,7 @@ public final class FunctionRegistry {
       .addAll(RegexFunctions.ALL)
       .addAll(MathFunctions.ALL)
       .addAll(ComparisonFunctions.ALL)
+      .addAggregates(CoreAggregates.ALL)
       .addAggregates(StatisticsAggregates.ALL)
       .addAggregates(BooleanAggregates.ALL)
       .addAggregates(OrderedAggregates.ALL)

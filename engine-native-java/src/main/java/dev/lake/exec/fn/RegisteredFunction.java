@@ -7,11 +7,9 @@ import java.util.List;
  * validator sees exactly the registered functions, so a statement validates only if the engine
  * can run it.
  *
- * <p>Scalar functions ({@link ScalarFunction}) are registered today. Aggregates and window
- * functions are meant to be further sub-interfaces beside it: an aggregate then brings its
- * partial state, the step adding a batch to it, the merge of two partial states and the final
- * value (DataFusion's {@code Accumulator::state}/{@code merge_batch}, Trino's
- * {@code @CombineFunction}), so the planner splits every aggregate the same way without a list of
+ * <p>Scalar functions ({@link ScalarFunction}) and aggregates ({@link AggregateFunction}) are
+ * registered; an aggregate brings its state or typed kernel and how its partial results combine
+ * ({@link AggregateFunction#split()}), so the planner splits every aggregate without a list of
  * which ones split.
  */
 public interface RegisteredFunction {
