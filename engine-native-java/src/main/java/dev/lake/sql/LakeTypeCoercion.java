@@ -29,9 +29,17 @@ final class LakeTypeCoercion extends TypeCoercionImpl {
     return !mixesTextAndNumbers(binding) && super.binaryArithmeticCoercion(binding);
   }
 
+  /**
+   * A comparison of text with a number is refused here, at validation, naming the operator and
+   * both types: left to later passes, Calcite's simplifier would fold it into a range of mixed
+   * types (inside an OR) and fail.
+   */
   @Override
   public boolean binaryComparisonCoercion(SqlCallBinding binding) {
-    return !mixesTextAndNumbers(binding) && super.binaryComparisonCoercion(binding);
+    if (mixesTextAndNumbers(binding)) {
+      throw binding.newValidationSignatureError();
+    }
+    return super.binaryComparisonCoercion(binding);
   }
 
   @Override

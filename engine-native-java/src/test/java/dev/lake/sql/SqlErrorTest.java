@@ -64,7 +64,13 @@ class SqlErrorTest extends SqlFixture {
     SqlException like = prepareFails("SELECT robot LIKE 1 FROM episodes", SqlException.Kind.INVALID);
     assertTrue(like.getMessage().contains("like cannot take VARCHAR, INTEGER"), like.getMessage());
     SqlException compare = prepareFails("SELECT id FROM episodes WHERE robot = 1", SqlException.Kind.INVALID);
-    assertTrue(compare.getMessage().contains("cannot compare VARCHAR"), compare.getMessage());
+    assertTrue(compare.getMessage().contains("= cannot take VARCHAR, INTEGER"), compare.getMessage());
+    // Inside an OR too (Calcite's simplifier once folded it into a mixed-type range and failed).
+    SqlException inOr = prepareFails("SELECT id FROM episodes WHERE id = 'abc' OR id = 3",
+        SqlException.Kind.INVALID);
+    assertTrue(inOr.getMessage().contains("= cannot take BIGINT, VARCHAR"), inOr.getMessage());
+    assertEquals(31, inOr.column(), inOr.getMessage());
+    assertEquals(2, rows("SELECT id FROM episodes WHERE id = '3' OR id = 4").size());
     // A string literal that reads as a number is taken as one, as PostgreSQL types it by context.
     assertEquals(1, rows("SELECT id FROM episodes WHERE id = '3'").size());
     prepareFails("SELECT CAST('x' AS DATE)", SqlException.Kind.INVALID);
