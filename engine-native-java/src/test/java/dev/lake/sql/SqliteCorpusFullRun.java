@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,16 @@ import org.junit.jupiter.api.Test;
  * file or folder. lake must give no wrong result anywhere.
  */
 class SqliteCorpusFullRun {
+
+  /**
+   * Answers that differ from SQLite's because lake follows PostgreSQL, by script and line: they
+   * are reported, not counted as wrong. Each says why. DuckDB gives the same answers.
+   */
+  private static final Map<String, String> POSTGRESQL_DIVERGENCES = Map.of(
+      "random/expr/slt_good_3.test:44579", "AVG is not an integer in PostgreSQL, so"
+          + " COALESCE(43, -AVG(67)) / -60 is not SQLite's integer division",
+      "random/expr/slt_good_4.test:38162", "AVG is not an integer in PostgreSQL, so"
+          + " COALESCE(-81, 9, -AVG(-51) * 47) / 14 is not SQLite's integer division");
 
   @Test
   void wholeCorpusPassRatesOfLakeAndDuckDb() throws IOException {
@@ -51,7 +62,20 @@ class SqliteCorpusFullRun {
     report.forEach(System.out::println);
     Files.write(Path.of("target", "slt-full-report.txt"), report);
     if (lake != null) {
-      List<SltResult.Problem> wrong = lake.stream().flatMap(r -> r.problems(SltResult.Outcome.WRONG).stream()).toList();
+      List<String> wrong = new ArrayList<>();
+      for (SltResult r : lake) {
+        for (SltResult.Problem problem : r.problems(SltResult.Outcome.WRONG)) {
+          String where = r.script() + ":" + problem.line();
+          String reason = POSTGRESQL_DIVERGENCES.entrySet().stream()
+              .filter(known -> where.endsWith(known.getKey())).map(Map.Entry::getValue)
+              .findFirst().orElse(null);
+          if (reason == null) {
+            wrong.add(r.script() + " " + problem);
+          } else {
+            System.out.println("PostgreSQL divergence at " + where + ": " + reason);
+          }
+        }
+      }
       assertEquals(List.of(), wrong, "lake's wrong results");
     }
   }
