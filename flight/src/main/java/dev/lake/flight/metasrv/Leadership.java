@@ -50,14 +50,17 @@ final class Leadership implements AutoCloseable {
   private final ScheduledThreadPoolExecutor loop;
   private final ReentrantReadWriteLock term = new ReentrantReadWriteLock();
   private final Map<String, MetasrvClient> forwarders = new ConcurrentHashMap<>();
+  private final ScheduledThreadPoolExecutor maintenanceLoop;
+  private final Maintenance maintenance;
   private volatile Catalog catalog;
   private volatile String leaderAddress;
   private volatile boolean closed;
 
   Leadership(MetaStore store, Map<String, TableEngine> engines, Path warehouse,
       LeaseSettings settings, Clock clock, BufferAllocator allocator, String nodeId,
-      String selfAddress) {
+      String selfAddress, Maintenance maintenance) {
     this.store = store;
+    this.maintenance = maintenance;
     this.engines = engines;
     this.warehouse = warehouse;
     this.settings = settings;
@@ -72,11 +75,79 @@ final class Leadership implements AutoCloseable {
       return thread;
     });
     loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.maintenanceLoop = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread thread = new Thread(r, "metasrv-maintenance-" + nodeId);
+      thread.setDaemon(true);
+      return thread;
+    });
+    maintenanceLoop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
   }
+
+  /**
+   * What the leader maintains, and how often: table compaction and version expiry by {@code
+   * policy}, then expiry of finished operation records, each in pages of {@code pageSize}.
+   */
+  record Maintenance(java.time.Duration interval, dev.lake.engine.MaintenancePolicy policy,
+      int pageSize) {}
 
   void start() {
     loop.scheduleWithFixedDelay(this::step, 0, settings.renewInterval().toMillis(),
         TimeUnit.MILLISECONDS);
+    long every = maintenance.interval().toMillis();
+    maintenanceLoop.scheduleWithFixedDelay(this::maintainQuietly, every, every,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * One maintenance pass if this replica leads: every table (page by page, stopping at a table
+   * boundary once the server closes), then the expired operation records.
+   *
+   * @return the tables whose registry version maintenance advanced; 0 when not leading
+   */
+  int maintain() {
+    int advanced = 0;
+    boolean more = true;
+    while (more && !closed) {
+      term.readLock().lock();
+      try {
+        Catalog local = catalog;
+        if (local == null) {
+          return advanced;
+        }
+        dev.lake.catalog.MaintenancePass pass =
+            local.maintain(maintenance.policy(), maintenance.pageSize(), () -> closed);
+        advanced += pass.advanced();
+        more = pass.more();
+      } finally {
+        term.readLock().unlock();
+      }
+    }
+    more = true;
+    while (more && !closed) {
+      term.readLock().lock();
+      try {
+        Catalog local = catalog;
+        if (local == null) {
+          return advanced;
+        }
+        more = local.expireOperations(maintenance.pageSize()).more();
+      } finally {
+        term.readLock().unlock();
+      }
+    }
+    return advanced;
+  }
+
+  private void maintainQuietly() {
+    try {
+      int advanced = maintain();
+      if (advanced > 0) {
+        LOG.info("maintenance advanced {} tables", advanced);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("a maintenance pass of {} failed (the next one retries): {}", election.holder(),
+          e.toString());
+    }
   }
 
   /** One election step (also driven by tests): campaign, then take or give up the catalog. */
@@ -178,6 +249,7 @@ final class Leadership implements AutoCloseable {
   public void close() {
     closed = true;
     loop.shutdown();
+    maintenanceLoop.shutdown();
     try {
       loop.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
@@ -195,6 +267,7 @@ final class Leadership implements AutoCloseable {
    */
   void abandon() {
     closed = true;
+    maintenanceLoop.shutdown();
     // Not shutdownNow: interrupting a store call in flight breaks its connection mid-request,
     // which is not what a test of "the leader stopped renewing" is about.
     loop.shutdown();

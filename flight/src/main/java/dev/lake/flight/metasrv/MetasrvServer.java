@@ -134,7 +134,8 @@ public final class MetasrvServer implements AutoCloseable {
     http = server;
     String self = config.host + ":" + server.actualPort();
     leadership = new Leadership(config.store, config.engines, config.warehouse, config.lease,
-        config.clock, allocator, config.nodeId, self);
+        config.clock, allocator, config.nodeId, self, new Leadership.Maintenance(
+            config.maintenanceInterval, config.maintenancePolicy, 100));
     leadership.step();
     if (config.campaign) {
       leadership.start();
@@ -184,6 +185,11 @@ public final class MetasrvServer implements AutoCloseable {
   /** Appends admitted and not yet finished; for tests. */
   int appendsInProgress() {
     return admission.appendsInProgress(config.maxConcurrentAppends);
+  }
+
+  /** One maintenance pass now, if leading; the tables it advanced (tests). */
+  int maintainNow() {
+    return leadership.maintain();
   }
 
   /** One election step now, beside the periodic ones (tests drive elections with it). */
@@ -409,6 +415,9 @@ public final class MetasrvServer implements AutoCloseable {
     private long maxStreamBytes = 64L << 20;
     private long maxBufferedBytes = 512L << 20;
     private Duration shutdownGrace = Duration.ofSeconds(10);
+    private Duration maintenanceInterval = Duration.ofMinutes(10);
+    private dev.lake.engine.MaintenancePolicy maintenancePolicy =
+        new dev.lake.engine.MaintenancePolicy(128L << 20, 8, 100, Duration.ofDays(7));
     private String metricsHost = "127.0.0.1";
     private int metricsPort = -1;
 
@@ -518,6 +527,21 @@ public final class MetasrvServer implements AutoCloseable {
       }
       this.metricsHost = Objects.requireNonNull(host, "host");
       this.metricsPort = port;
+      return this;
+    }
+
+    /**
+     * How often the leader maintains every table (compaction, then expiry of versions) and
+     * expires finished operation records, in pages; default every 10 minutes with: compact once 8
+     * files are under 128 MiB, keep the newest 100 versions and every version younger than 7 days.
+     */
+    public Builder maintenance(Duration interval, dev.lake.engine.MaintenancePolicy policy) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("maintenance interval must be > 0, got " + interval);
+      }
+      this.maintenanceInterval = interval;
+      this.maintenancePolicy = Objects.requireNonNull(policy, "policy");
       return this;
     }
 

@@ -190,6 +190,28 @@ class MetasrvServerTest {
   }
 
   @Test
+  void theLeaderCompactsSmallFilesAsANewVersionHoldingTheSameRows() throws Exception {
+    serve(MetasrvServer.builder().maintenance(java.time.Duration.ofHours(1),
+        dev.lake.engine.MaintenancePolicy.compactOnly(1 << 20, 2)));
+    client.createNamespace("robots");
+    client.create(EPISODES, MetasrvFixture.SCHEMA, "log");
+    for (int i = 0; i < 3; i++) {
+      append(MetasrvFixture.operation("batch-" + i), 1 + 3L * i);
+    }
+    TableEntry before = client.lookup(EPISODES).orElseThrow();
+    assertEquals(3, before.version().number());
+
+    assertEquals(1, server.maintainNow(), "one table compacted");
+    TableEntry after = client.lookup(EPISODES).orElseThrow();
+    assertEquals(4, after.version().number(), "compaction is one new version");
+    assertEquals(before.incarnation(), after.incarnation());
+    try (dev.lake.engine.TableHandle handle = engines.get("log").open(after.location()).orElseThrow()) {
+      assertEquals(9, handle.snapshot(after.version()).rowCount(), "the same rows");
+    }
+    assertEquals(0, server.maintainNow(), "nothing left to compact");
+  }
+
+  @Test
   void aPayloadWhoseDigestDoesNotMatchIsInvalidArgumentAndChangesNothing() throws Exception {
     serve(MetasrvServer.builder());
     client.createNamespace("robots");
