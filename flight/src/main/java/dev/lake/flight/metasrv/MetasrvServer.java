@@ -516,7 +516,6 @@ public final class MetasrvServer implements AutoCloseable {
       return this;
     }
 
-    /** How long {@link MetasrvServer#close()} lets accepted calls finish; default 10 s. */
     /**
      * Serves {@code /metrics} (Prometheus) and {@code /health/live|ready} over HTTP on a loopback
      * {@code host:port} (0 picks a free port); default: none.
@@ -545,6 +544,7 @@ public final class MetasrvServer implements AutoCloseable {
       return this;
     }
 
+    /** How long {@link MetasrvServer#close()} lets accepted calls finish; default 10 s. */
     public Builder shutdownGrace(Duration grace) {
       this.shutdownGrace = Objects.requireNonNull(grace, "grace");
       return this;
