@@ -4,7 +4,9 @@ import dev.lake.exec.SqlType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 
@@ -20,7 +22,8 @@ import java.util.Set;
  * after {@code = <> != < > <= >=} whose left neighbour is a name, and only when the literal is
  * followed by the end, {@code )}, {@code ;} or a clause keyword (AND, OR, ORDER, GROUP, ...), so
  * no literal inside arithmetic, a function call, LIKE, IN, BETWEEN, LIMIT, an ordinal or the
- * select list is touched. Only statements that begin with SELECT or WITH and have no {@code ?}
+ * select list is touched. A value compared more than once stays a literal everywhere, so the
+ * optimiser still sees the comparisons are equal (it factors them out of an OR). Only statements that begin with SELECT or WITH and have no {@code ?}
  * of their own. A value is bound only when its parameter's validated type keeps the literal's
  * meaning ({@link #keepsMeaning}); otherwise the caller plans the literal text.
  */
@@ -52,9 +55,7 @@ final class AutoParameters {
     if (!first.equals("SELECT") && !first.equals("WITH")) {
       return null;
     }
-    StringBuilder out = null;
-    List<Object> values = new ArrayList<>();
-    int copied = 0;
+    List<Candidate> candidates = new ArrayList<>();
     for (int i = 2; i < tokens.size(); i++) {
       Token t = tokens.get(i);
       Token op = tokens.get(i - 1);
@@ -76,13 +77,27 @@ final class AutoParameters {
           || !followerOk(literal + 1 < tokens.size() ? tokens.get(literal + 1) : null, sql)) {
         continue;
       }
+      candidates.add(new Candidate(valueStart, tokens.get(literal).end, value));
+      i = literal;
+    }
+    // A value compared more than once stays a literal: the optimiser sees the comparisons are
+    // equal (TPC-H Q19's l_shipinstruct = 'DELIVER IN PERSON' in each OR branch factors out of
+    // the OR and into the scan, Q7's nation names become one IN list), which distinct ? hide.
+    Map<Object, Integer> uses = new HashMap<>();
+    candidates.forEach(c -> uses.merge(c.value, 1, Integer::sum));
+    StringBuilder out = null;
+    List<Object> values = new ArrayList<>();
+    int copied = 0;
+    for (Candidate c : candidates) {
+      if (uses.get(c.value) > 1) {
+        continue;
+      }
       if (out == null) {
         out = new StringBuilder(sql.length());
       }
-      out.append(sql, copied, valueStart).append('?');
-      copied = tokens.get(literal).end;
-      values.add(value);
-      i = literal;
+      out.append(sql, copied, c.start).append('?');
+      copied = c.end;
+      values.add(c.value);
     }
     if (out == null) {
       return null;
@@ -90,6 +105,8 @@ final class AutoParameters {
     out.append(sql, copied, sql.length());
     return new Normalized(out.toString(), List.copyOf(values));
   }
+
+  private record Candidate(int start, int end, Object value) {}
 
   /**
    * Whether binding {@code value} (a literal of the text) to a parameter of {@code type} compares

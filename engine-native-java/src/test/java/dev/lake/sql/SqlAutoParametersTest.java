@@ -134,6 +134,22 @@ class SqlAutoParametersTest {
     assertNotNull(AutoParameters.of("WITH x AS (SELECT * FROM t WHERE a = 1) SELECT * FROM x"));
   }
 
+  @Test
+  void aValueComparedMoreThanOnceStaysALiteralSoAnOrStillFactors() {
+    assertEquals("SELECT * FROM t WHERE (a = 'x' AND b = ?) OR (a = 'x' AND b = ?)",
+        AutoParameters.of("SELECT * FROM t WHERE (a = 'x' AND b = 1) OR (a = 'x' AND b = 2)").text());
+    assertEquals(List.of(new java.math.BigInteger("1"), new java.math.BigInteger("2")),
+        AutoParameters.of("SELECT * FROM t WHERE (a = 'x' AND b = 1) OR (a = 'x' AND b = 2)").values());
+    assertNull(AutoParameters.of("SELECT * FROM t WHERE a = 3 OR b = 3"));
+    // As TPC-H Q19: the repeated equality leaves the OR and is pushed into the scan on its own.
+    String sql = "SELECT id FROM s.t WHERE (name = 'abc' AND i >= 3) OR (name = 'abc' AND i < -30)"
+        + " ORDER BY id";
+    String pushed = String.join("\n", auto.prepare(sql).explain());
+    assertTrue(pushed.contains("Comparison[op=EQ, left=ColumnRef[name=name], right=Literal[type=Utf8, value=abc]]"),
+        pushed);
+    assertEquals(answer(plain, sql), answer(auto, sql));
+  }
+
   // The rows of sql, or the kind of its failure.
   private Object answer(SqlEngine engine, String sql) {
     try {

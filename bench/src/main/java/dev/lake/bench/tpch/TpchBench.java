@@ -152,7 +152,7 @@ public final class TpchBench {
               cachedPlans ? SqlEngine.DEFAULT_PLAN_CACHE_ENTRIES : 0);
           DuckQuery duckQuery = cachedPlans ? new PreparedDuckQuery(duck.prepareStatement(text)) : () -> runDuck(duck, text);
           if (explain) {
-            explain(sql, text, allocator);
+            explain(sql, text, cachedPlans, allocator);
           }
           double[] lake = new double[runs];
           double[] peer = new double[runs];
@@ -202,7 +202,16 @@ public final class TpchBench {
     }
   }
 
-  private static void explain(SqlEngine sql, String text, BufferAllocator allocator) throws Exception {
+  // With plans kept, the plan the timed runs execute: the text's literals of comparisons bound to
+  // the kept plan of its auto-parameterized form (EXPLAIN text plans the literal text instead).
+  private static void explain(SqlEngine sql, String text, boolean cachedPlans, BufferAllocator allocator)
+      throws Exception {
+    if (cachedPlans) {
+      for (String line : sql.prepare(text).explain()) {
+        System.out.println("  " + line);
+      }
+      return;
+    }
     try (ArrowReader reader = sql.prepare("EXPLAIN " + text).execute(allocator)) {
       while (reader.loadNextBatch()) {
         var v = reader.getVectorSchemaRoot().getVector(0);
