@@ -76,6 +76,10 @@ class MetasrvFailoverCampaignIT {
             "--data-dir", dir.resolve("query-fresh").toString()));
         verify(queries.get(2), rounds);
         for (LakeProcess q : queries.subList(0, 2)) {
+          q.output().stream().filter(l -> l.contains("ERROR") || l.contains("Exception"))
+              .limit(10).forEach(l -> System.out.println("campaign: query " + q.port() + ": " + l));
+        }
+        for (LakeProcess q : queries.subList(0, 2)) {
           assertEquals(List.of(), twice(q), "ids present more than once through " + q.port());
         }
       } finally {
