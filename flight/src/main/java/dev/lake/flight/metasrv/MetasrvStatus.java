@@ -26,6 +26,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -167,6 +168,17 @@ final class MetasrvStatus {
 
   private static Refusal namespace(GrpcStatus status, String kind, String message) {
     return new Refusal(status, message, Map.of(KIND, kind));
+  }
+
+  /**
+   * Whether {@code e} is the transport's report of a connection lost mid-call ({@code UNKNOWN}
+   * without lake's trailers: the replica died or closed the channel), not a refusal of the
+   * replica. The client retries it like {@code UNAVAILABLE}: every call is a read or a write
+   * carrying its operation id, so a retry is exactly-once.
+   */
+  static boolean isLostConnection(FlightRuntimeException e) {
+    return e.status().code() == FlightStatusCode.UNKNOWN
+        && trailer(e.status(), KIND) == null;
   }
 
   /**
