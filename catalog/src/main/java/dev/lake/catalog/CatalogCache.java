@@ -72,7 +72,8 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
    *
    * @param hits table lookups answered from the view
    * @param misses table lookups of names not in the view (asked at the authority or not)
-   * @param authorityCalls calls made to the authority, of every kind
+   * @param authorityCalls calls made to the authority for statements (lookups of names missing
+   *     from the view, writes, re-checks after a refusal); refreshes are counted apart
    * @param refreshes refreshes that reached the authority (changed or not)
    * @param refreshFailures refreshes that failed
    * @param snapshotAge time since the authority last confirmed the view current; empty before
@@ -242,7 +243,6 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
         started = ++sequence;
         held = base;
       }
-      authorityCalls.increment();
       Optional<RegistrySnapshot> fresh = held == null
           ? Optional.of(authority.snapshot())
           : authority.snapshotIfChanged(held.generation());

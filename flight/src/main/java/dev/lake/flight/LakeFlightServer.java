@@ -89,6 +89,8 @@ public final class LakeFlightServer implements AutoCloseable {
         r -> r.stats().misses());
     metrics.registry().more().counter("lake_catalog_authority_calls", java.util.List.of(),
         registry, r -> r.stats().authorityCalls());
+    metrics.registry().more().counter("lake_catalog_refreshes", java.util.List.of(), registry,
+        r -> r.stats().refreshes());
     metrics.registry().gauge("lake_catalog_snapshot_age_seconds", registry,
         r -> r.stats().snapshotAge().map(age -> age.toMillis() / 1000.0).orElse(Double.NaN));
   }

@@ -44,7 +44,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The registry authority over the network: every {@link TableRegistry} call goes to a Metasrv
  * replica (whichever answers; followers forward to the leader) with Arrow's {@link FlightClient}.
  *
- * <p>A replica answering {@code UNAVAILABLE} (not leading, no leader known, unreachable) makes
+ * <p>A replica answering {@code UNAVAILABLE} (not leading, no leader known, unreachable), or a
+ * connection lost mid-call ({@code UNKNOWN} without lake's trailers: the replica died), makes
  * the client try the next endpoint, round after round with a growing pause, until the retry
  * window ends; then {@link RegistryUnavailableException}. A write is retried with the same
  * operation id and payload, so a retry after a lost reply is exactly-once (the authority returns
@@ -319,7 +320,8 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
           preferred = index;
           return result;
         } catch (FlightRuntimeException e) {
-          if (e.status().code() != FlightStatusCode.UNAVAILABLE) {
+          if (e.status().code() != FlightStatusCode.UNAVAILABLE
+              && !MetasrvStatus.isLostConnection(e)) {
             throw MetasrvStatus.toException(e, subject);
           }
           last = e;

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -170,6 +171,27 @@ final class MetasrvStatus {
   }
 
   /**
+   * Whether {@code e} is the transport's report of a connection lost mid-call ({@code UNKNOWN}
+   * without lake's trailers: the replica died or closed the channel), not a refusal of the
+   * replica. The client retries it like {@code UNAVAILABLE}: every call is a read or a write
+   * carrying its operation id, so a retry is exactly-once.
+   */
+  static boolean isLostConnection(FlightRuntimeException e) {
+    return e.status().code() == FlightStatusCode.UNKNOWN
+        && trailer(e.status(), KIND) == null;
+  }
+
+  /**
+   * A trailer of {@code status}, or null when it has none: a status that did not come from the
+   * server's refusal (the transport's, a proxy's) carries metadata without lake's trailers, and
+   * {@code ErrorFlightMetadata.get} throws on a missing key.
+   */
+  private static String trailer(CallStatus status, String key) {
+    return status.metadata() == null || !status.metadata().containsKey(key) ? null
+        : status.metadata().get(key);
+  }
+
+  /**
    * The client side: the exception a failed call stands for. {@code UNAVAILABLE} is handled by
    * the client's retry loop before this is called.
    *
@@ -177,7 +199,7 @@ final class MetasrvStatus {
    */
   static RuntimeException toException(FlightRuntimeException e, Subject subject) {
     CallStatus status = e.status();
-    String kind = status.metadata() == null ? null : status.metadata().get(KIND);
+    String kind = trailer(status, KIND);
     String message = status.description();
     if (kind == null) {
       return new CatalogException("Metasrv answered " + status.code() + ": " + message, e);
@@ -188,7 +210,7 @@ final class MetasrvStatus {
       case "namespace_not_found" -> new NamespaceNotFoundException(subject.namespace());
       case "namespace_exists" -> new NamespaceAlreadyExistsException(subject.namespace());
       case "namespace_not_empty" -> {
-        String tables = status.metadata().get(TABLES);
+        String tables = trailer(status, TABLES);
         yield new NamespaceNotEmptyException(subject.namespace(),
             tables == null || tables.isEmpty() ? List.of() : Arrays.asList(tables.split(",")));
       }
@@ -199,15 +221,15 @@ final class MetasrvStatus {
       case "commit_conflict" -> new CommitConflictException(null, message);
       case "schema_mismatch" -> new SchemaMismatchException(null, message);
       case "invalid_argument", "bad_request" -> new IllegalArgumentException(message);
-      default -> new RemoteRefusalException(grpcStatus(status.metadata().get(STATUS)), kind,
+      default -> new RemoteRefusalException(grpcStatus(trailer(status, STATUS)), kind,
           message);
     };
   }
 
   private static RuntimeException operationConflict(CallStatus status, String message) {
     try {
-      return new OperationConflictException(UUID.fromString(status.metadata().get(OPERATION)),
-          String.valueOf(status.metadata().get(CONFLICT)));
+      return new OperationConflictException(UUID.fromString(trailer(status, OPERATION)),
+          String.valueOf(trailer(status, CONFLICT)));
     } catch (IllegalArgumentException | NullPointerException malformed) {
       return new CatalogException("Metasrv refused the write: " + message);
     }
