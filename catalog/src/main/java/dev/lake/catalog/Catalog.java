@@ -444,15 +444,11 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
-      Optional<Stored> previous = operations.read(opKey);
-      if (previous.isPresent()) {
-        previous.get().record().requireSame(Kind.CREATE, ident, operation);
-        Stored done = previous.get().record().state().terminal() ? previous.get() : resolve(previous.get());
-        if (done.record().state() == State.COMMITTED) {
-          return replayed(done.record());
-        }
-        previous = Optional.of(done);
+      Prior prior = prior(opKey, Kind.CREATE, ident, operation);
+      if (prior.replay().isPresent()) {
+        return prior.replay().get();
       }
+      Optional<Stored> previous = prior.record();
       if (lookup(ident).isPresent()) {
         throw new TableAlreadyExistsException(ident);
       }
@@ -574,15 +570,11 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
-      Optional<Stored> previous = operations.read(opKey);
-      if (previous.isPresent()) {
-        previous.get().record().requireSame(Kind.REPLACE, ident, operation);
-        Stored done = previous.get().record().state().terminal() ? previous.get() : resolve(previous.get());
-        if (done.record().state() == State.COMMITTED) {
-          return replayed(done.record());
-        }
-        previous = Optional.of(done);
+      Prior prior = prior(opKey, Kind.REPLACE, ident, operation);
+      if (prior.replay().isPresent()) {
+        return prior.replay().get();
       }
+      Optional<Stored> previous = prior.record();
       String key = RegistryCodec.tableKey(ident);
       byte[] oldBytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
       TableEntry old = RegistryCodec.decode(key, oldBytes);
@@ -769,6 +761,27 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   // ---- the protocol's steps ----
 
   /** The original result of a committed operation. */
+  /** An earlier write's record to continue from, or its original result: see {@link #prior}. */
+  private record Prior(Optional<Stored> record, Optional<TableEntry> replay) {}
+
+  /**
+   * What an earlier create or replace under this operation id left: its original result if it
+   * committed, else its record to continue from (resolved first when a predecessor left it in
+   * progress); both empty when the id is new.
+   *
+   * @throws OperationConflictException if the id was used for another write
+   */
+  private Prior prior(String opKey, Kind kind, TableIdent ident, AppendOperation operation) {
+    Optional<Stored> previous = operations.read(opKey);
+    if (previous.isEmpty()) {
+      return new Prior(previous, Optional.empty());
+    }
+    previous.get().record().requireSame(kind, ident, operation);
+    Stored done = previous.get().record().state().terminal() ? previous.get() : resolve(previous.get());
+    return new Prior(Optional.of(done), done.record().state() == State.COMMITTED
+        ? Optional.of(replayed(done.record())) : Optional.empty());
+  }
+
   private TableEntry replayed(OperationRecord record) {
     TableIdent ident = record.ident();
     return lookup(ident).filter(e -> e.incarnation().equals(record.incarnation()))
