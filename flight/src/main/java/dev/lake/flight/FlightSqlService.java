@@ -7,6 +7,7 @@ import com.google.protobuf.MessageLite;
 import com.google.protobuf.MessageOrBuilder;
 import dev.lake.catalog.TableIdent;
 import dev.lake.exec.QueryControl;
+import dev.lake.flight.auth.Principal;
 import dev.lake.sql.PreparedQuery;
 import dev.lake.sql.PlanningControl;
 import dev.lake.sql.SqlEngine;
@@ -420,6 +421,15 @@ final class FlightSqlService {
   }
 
   /** The request's session headers (cookies, default schema), read on the event loop. */
+  /**
+   * The principal a call runs as. Every handler asks here once, before it decodes anything else;
+   * tickets and handles issued to the call bind it. No authentication yet: every caller is
+   * {@link Principal#ANONYMOUS}.
+   */
+  private Principal principal(GrpcServerRequest<?, ?> request) {
+    return Principal.ANONYMOUS;
+  }
+
   private static SessionOptions.CallHeaders cookies(GrpcServerRequest<?, ?> request) {
     return SessionOptions.CallHeaders.of(request.headers());
   }
