@@ -84,7 +84,8 @@ public final class MetasrvBench {
   private static final String DO_PUT = "/arrow.flight.protocol.FlightService/DoPut";
 
   record Options(double seconds, double warmup, int rows, int[] writers, int failovers,
-      int queries, int batch, int pointRows, String only, Path jar, List<String> jvm) {}
+      int queries, int batch, int pointRows, String only, Path jar, List<String> jvm,
+      Optional<Path> logs) {}
 
   record AppendRow(String store, int replicas, String sentTo, int writers, double perSecond,
       double p50, double p99, double serverMillis, int appends) {}
@@ -104,7 +105,7 @@ public final class MetasrvBench {
   private MetasrvBench(Options options, Path dir) {
     this.options = options;
     this.dir = dir;
-    this.logs = dir.resolve("logs");
+    this.logs = options.logs.orElse(dir.resolve("logs"));
   }
 
   public static void main(String[] args) throws Exception {
@@ -495,7 +496,7 @@ public final class MetasrvBench {
         + " %s after, %d cores%n", seconds, loadBefore, loadAverage(),
         Runtime.getRuntime().availableProcessors());
     if (!appendRows.isEmpty()) {
-      System.out.printf("%nAppends through MetasrvClient, %d rows each, %.0f s per cell after %.0f"
+      System.out.printf("%nAppends through MetasrvClient, %d rows each, %.0f s per cell after %.1f"
           + " s warm-up, each writer on its own table%n", options.rows, options.seconds,
           options.warmup);
       System.out.printf("%-9s %-8s %-9s %-7s %10s %8s %8s %10s %8s%n", "store", "replicas",
@@ -593,7 +594,8 @@ public final class MetasrvBench {
   }
 
   private static final List<String> FLAGS = List.of("--seconds", "--warmup", "--rows",
-      "--writers", "--failovers", "--queries", "--batch", "--point-rows", "--only", "--jfr");
+      "--writers", "--failovers", "--queries", "--batch", "--point-rows", "--only", "--jfr",
+      "--logs");
 
   private static Options parse(String[] args) {
     java.util.Map<String, String> given = new java.util.HashMap<>();
@@ -603,7 +605,7 @@ public final class MetasrvBench {
     for (int i = 0; i < args.length; i += 2) {
       if (!FLAGS.contains(args[i])) {
         throw new IllegalArgumentException("unknown option " + args[i] + "; known: "
-            + String.join(" ", FLAGS) + " (--only append|failover|query, --jfr DIR)");
+            + String.join(" ", FLAGS) + " (--only append|failover|query, --jfr DIR, --logs DIR)");
       }
       given.put(args[i], args[i + 1]);
     }
@@ -627,9 +629,10 @@ public final class MetasrvBench {
       throw new IllegalStateException(jar + " is missing; bench/metasrv builds it");
     }
     return new Options(Double.parseDouble(given.getOrDefault("--seconds", "4")),
-        Double.parseDouble(given.getOrDefault("--warmup", "1")), rows, writers, failovers, queries,
+        Double.parseDouble(given.getOrDefault("--warmup", "3")), rows, writers, failovers, queries,
         batch, pointRows, only, jar,
-        given.containsKey("--jfr") ? jfr(Path.of(given.get("--jfr"))) : List.of());
+        given.containsKey("--jfr") ? jfr(Path.of(given.get("--jfr"))) : List.of(),
+        Optional.ofNullable(given.get("--logs")).map(l -> Path.of(l).toAbsolutePath()));
   }
 
   private static int positive(java.util.Map<String, String> given, String flag, int fallback) {
