@@ -137,12 +137,13 @@ public final class MetasrvBench {
   // ---- RocksDB: appends on one replica, then the warm queries over it ---------------------
 
   private void rocksdb() throws Exception {
-    try (Spawned metasrv = Spawned.start(options.jar, logs, "metasrv-rocksdb", jvm("metasrv-rocksdb"),
-        "metasrv", "--port", "0", "--node-id", "r1", "--metrics-port", "0",
+    try (Spawned metasrv = Spawned.start(options.jar, logs, "metasrv-rocksdb",
+        jvm("metasrv-rocksdb"), "metasrv", "--port", "0", "--node-id", "r1", "--metrics-port", "0",
         "--data-dir", dir.resolve("rocksdb").toString())) {
       List<URI> leader = endpoints(metasrv);
       if (!options.only.equals("query")) {
         createTables(leader);
+        warmUp(leader);
         appendCells("rocksdb", 1, "leader", leader, metasrv);
       }
       if (!options.only.equals("append")) {
@@ -163,22 +164,23 @@ public final class MetasrvBench {
               LeaseElection.newHolderId("bench"), LeaseSettings.DEFAULT, Clock.systemUTC())) {
         replicas[0] = dynamoReplica(dynalite, 0, ports[0]);
         List<URI> first = endpoints(replicas[0]);
-        if (!options.only.equals("failover")) {
-          createTables(first);
-          appendCells("dynalite", 1, "leader", first, replicas[0]);
-        }
+        createTables(first);
         replicas[1] = dynamoReplica(dynalite, 1, ports[1]);
         int lead = leader(observer, -1);
-        Spawned leading = replicas[lead];
-        Spawned following = replicas[1 - lead];
         if (!options.only.equals("failover")) {
-          appendCells("dynalite", 2, "leader", endpoints(leading), leading);
-          appendCells("dynalite", 2, "follower", endpoints(following), following);
+          // Both fresh JVMs warm up through the follower (its forwarding, the leader's commit);
+          // the one-replica cells come last, after the follower is stopped, so that no cell
+          // runs on colder code than another.
+          warmUp(endpoints(replicas[1 - lead]));
+          appendCells("dynalite", 2, "leader", endpoints(replicas[lead]), replicas[lead]);
+          appendCells("dynalite", 2, "follower", endpoints(replicas[1 - lead]),
+              replicas[1 - lead]);
+          replicas[1 - lead].close();
+          appendCells("dynalite", 1, "leader", endpoints(replicas[lead]), replicas[lead]);
+          replicas[1 - lead] = options.only.equals("append") ? null
+              : dynamoReplica(dynalite, 1 - lead, ports[1 - lead]);
         }
         if (!options.only.equals("append")) {
-          if (options.only.equals("failover")) {
-            createTables(first);
-          }
           failovers(dynalite, observer, replicas, ports);
         }
       } finally {
@@ -195,7 +197,8 @@ public final class MetasrvBench {
     String node = "m" + (index + 1);
     return Spawned.start(options.jar, logs, "metasrv-" + node, jvm("metasrv-" + node),
         "metasrv", "--port", Integer.toString(port), "--node-id", node, "--metrics-port", "0",
-        "--data-dir", dir.resolve(node).toString(), "--warehouse", dir.resolve("warehouse").toString(),
+        "--data-dir", dir.resolve(node).toString(),
+        "--warehouse", dir.resolve("warehouse").toString(),
         "--metastore", "dynamodb", "--dynamodb-endpoint", dynalite.endpoint().toString(),
         "--dynamodb-table", DYNAMO_TABLE, "--dynamodb-region", Dynalite.REGION,
         "--access-key", Dynalite.ACCESS_KEY, "--secret-key", Dynalite.SECRET_KEY);
@@ -230,6 +233,7 @@ public final class MetasrvBench {
       for (int round = 0; round < options.failovers; round++) {
         int lead = leader(observer, -1);
         append(client, table(0)); // the client knows the leader, the table is warm
+        java.time.Instant killedAt = java.time.Instant.now();
         long killed = System.nanoTime();
         replicas[lead].kill();
         long[] leaseSeen = {0};
@@ -256,9 +260,9 @@ public final class MetasrvBench {
         failoverMillis[round] = (System.nanoTime() - killed) / 1e6;
         watcher.join(120_000);
         leaseMillis[round] = leaseSeen[0] == 0 ? Double.NaN : (leaseSeen[0] - killed) / 1e6;
-        System.out.printf("failover %d: killed %s, first append after %.0f ms (new lease seen"
-            + " after %.0f ms)%n", round + 1, replicas[lead].name, failoverMillis[round],
-            leaseMillis[round]);
+        System.out.printf("failover %d: killed %s at %s, first append after %.0f ms (new lease"
+            + " seen after %.0f ms)%n", round + 1, replicas[lead].name, killedAt,
+            failoverMillis[round], leaseMillis[round]);
         replicas[lead] = dynamoReplica(dynalite, lead, ports[lead]);
       }
     }
@@ -305,6 +309,13 @@ public final class MetasrvBench {
             + " ms, p99 %.2f ms, server %.2f ms (%d appends)%n", store, replicas, sentTo, writers,
             row.perSecond, row.p50, row.p99, row.serverMillis, row.appends);
       }
+    }
+  }
+
+  /** A fresh process's warm-up: three cells' warm-up time with the most writers. */
+  private void warmUp(List<URI> endpoints) throws Exception {
+    try (MetasrvClient client = MetasrvClient.connect(endpoints, allocator)) {
+      run(client, Arrays.stream(options.writers).max().orElse(1), 3 * options.warmup, null);
     }
   }
 
@@ -465,7 +476,8 @@ public final class MetasrvBench {
         try (FlightStream stream = client.getStream(endpoint.getTicket())) {
           while (stream.next()) {
             VectorSchemaRoot root = stream.getRoot();
-            if (root.getRowCount() > 0 && !("p" + id).equals(root.getVector(0).getObject(0).toString())) {
+            if (root.getRowCount() > 0
+                && !("p" + id).equals(root.getVector(0).getObject(0).toString())) {
               throw new IllegalStateException("asked for id " + id + ", got "
                   + root.getVector(0).getObject(0));
             }
@@ -509,10 +521,12 @@ public final class MetasrvBench {
           + " its lake_grpc_call_seconds; at a follower it includes forwarding to the leader)");
     }
     if (failoverMillis.length > 0) {
-      System.out.printf("%nFailover, dynalite, 2 replicas, leader killed with SIGKILL, %d rounds:%n",
-          failoverMillis.length);
-      System.out.printf("  kill -> first acknowledged append: %s ms%n", minMedianMax(failoverMillis));
-      System.out.printf("  kill -> new lease holder seen:     %s ms%n", minMedianMax(leaseMillis));
+      System.out.printf("%nFailover, dynalite, 2 replicas, leader killed with SIGKILL, %d"
+          + " rounds:%n", failoverMillis.length);
+      System.out.printf("  kill -> first acknowledged append: %s ms%n",
+          minMedianMax(failoverMillis));
+      System.out.printf("  kill -> new lease holder seen:     %s ms%n",
+          minMedianMax(leaseMillis));
     }
     if (devQueries != null) {
       System.out.printf("%nWarm point query (SELECT name FROM bench.points WHERE id = <random>,"

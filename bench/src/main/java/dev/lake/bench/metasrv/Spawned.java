@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,7 +44,9 @@ final class Spawned implements AutoCloseable {
   private Spawned(String name, Process process, Path log) throws IOException {
     this.name = name;
     this.process = process;
-    PrintWriter logWriter = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true);
+    // Appended to: a replica restarted under the same name keeps one log.
+    PrintWriter logWriter = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND), true);
     Thread pump = new Thread(() -> pump(logWriter), "lake-bench-output-" + name);
     pump.setDaemon(true);
     pump.start();
