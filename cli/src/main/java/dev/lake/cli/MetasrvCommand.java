@@ -75,6 +75,11 @@ final class MetasrvCommand implements Callable<Integer> {
   @Option(names = "--secret-key", description = "Static secret key, with --access-key.")
   String secretKey;
 
+  @Option(names = "--worker-threads",
+      description = "Threads that run registry work (commits wait on the store and the disk);"
+          + " default: one per processor, at least 2.")
+  Integer workerThreads;
+
   @CommandLine.Mixin OpsOptions ops;
 
   @Override
@@ -88,6 +93,9 @@ final class MetasrvCommand implements Callable<Integer> {
     if (warehouse != null && warehouse.contains("://")) {
       return usage("--warehouse must be a local directory for now (object-store warehouses"
           + " are not supported yet), got " + warehouse);
+    }
+    if (workerThreads != null && workerThreads < 1) {
+      return usage("--worker-threads must be at least 1, got " + workerThreads);
     }
     if (metastore == Store.dynamodb && dynamodbTable == null) {
       return usage("--metastore dynamodb needs --dynamodb-table");
@@ -112,6 +120,9 @@ final class MetasrvCommand implements Callable<Integer> {
           .allocator(allocator).host(host).port(port).nodeId(node);
       if (ops.metricsPort != null) {
         builder.metrics(host, ops.metricsPort);
+      }
+      if (workerThreads != null) {
+        builder.workerThreads(workerThreads);
       }
       server = builder.build();
       opened.add(server);

@@ -85,7 +85,7 @@ public final class MetasrvBench {
 
   record Options(double seconds, double warmup, int rows, int[] writers, int failovers,
       int queries, int batch, int pointRows, String only, Path jar, List<String> jvm,
-      Optional<Path> logs) {}
+      Optional<Path> logs, List<String> metasrvFlags) {}
 
   record AppendRow(String store, int replicas, String sentTo, int writers, double perSecond,
       double p50, double p99, double serverMillis, int appends) {}
@@ -138,8 +138,8 @@ public final class MetasrvBench {
 
   private void rocksdb() throws Exception {
     try (Spawned metasrv = Spawned.start(options.jar, logs, "metasrv-rocksdb",
-        jvm("metasrv-rocksdb"), "metasrv", "--port", "0", "--node-id", "r1", "--metrics-port", "0",
-        "--data-dir", dir.resolve("rocksdb").toString())) {
+        jvm("metasrv-rocksdb"), metasrvArgs("--node-id", "r1",
+            "--data-dir", dir.resolve("rocksdb").toString()))) {
       List<URI> leader = endpoints(metasrv);
       if (!options.only.equals("query")) {
         createTables(leader);
@@ -196,12 +196,20 @@ public final class MetasrvBench {
   private Spawned dynamoReplica(Dynalite dynalite, int index, int port) throws Exception {
     String node = "m" + (index + 1);
     return Spawned.start(options.jar, logs, "metasrv-" + node, jvm("metasrv-" + node),
-        "metasrv", "--port", Integer.toString(port), "--node-id", node, "--metrics-port", "0",
+        metasrvArgs("--port", Integer.toString(port), "--node-id", node,
         "--data-dir", dir.resolve(node).toString(),
         "--warehouse", dir.resolve("warehouse").toString(),
         "--metastore", "dynamodb", "--dynamodb-endpoint", dynalite.endpoint().toString(),
         "--dynamodb-table", DYNAMO_TABLE, "--dynamodb-region", Dynalite.REGION,
-        "--access-key", Dynalite.ACCESS_KEY, "--secret-key", Dynalite.SECRET_KEY);
+        "--access-key", Dynalite.ACCESS_KEY, "--secret-key", Dynalite.SECRET_KEY));
+  }
+
+  /** {@code lake metasrv} with a metrics port, {@code --metasrv-workers} and {@code args}. */
+  private String[] metasrvArgs(String... args) {
+    List<String> all = new ArrayList<>(List.of("metasrv", "--metrics-port", "0"));
+    all.addAll(options.metasrvFlags);
+    all.addAll(List.of(args));
+    return all.toArray(String[]::new);
   }
 
   /** The index (0, 1) of the replica holding an unexpired lease other than {@code not}. */
@@ -609,7 +617,7 @@ public final class MetasrvBench {
 
   private static final List<String> FLAGS = List.of("--seconds", "--warmup", "--rows",
       "--writers", "--failovers", "--queries", "--batch", "--point-rows", "--only", "--jfr",
-      "--logs");
+      "--logs", "--metasrv-workers");
 
   private static Options parse(String[] args) {
     java.util.Map<String, String> given = new java.util.HashMap<>();
@@ -619,7 +627,8 @@ public final class MetasrvBench {
     for (int i = 0; i < args.length; i += 2) {
       if (!FLAGS.contains(args[i])) {
         throw new IllegalArgumentException("unknown option " + args[i] + "; known: "
-            + String.join(" ", FLAGS) + " (--only append|failover|query, --jfr DIR, --logs DIR)");
+            + String.join(" ", FLAGS)
+            + " (--only append|failover|query, --jfr DIR, --logs DIR, --metasrv-workers N)");
       }
       given.put(args[i], args[i + 1]);
     }
@@ -646,7 +655,10 @@ public final class MetasrvBench {
         Double.parseDouble(given.getOrDefault("--warmup", "3")), rows, writers, failovers, queries,
         batch, pointRows, only, jar,
         given.containsKey("--jfr") ? jfr(Path.of(given.get("--jfr"))) : List.of(),
-        Optional.ofNullable(given.get("--logs")).map(l -> Path.of(l).toAbsolutePath()));
+        Optional.ofNullable(given.get("--logs")).map(l -> Path.of(l).toAbsolutePath()),
+        given.containsKey("--metasrv-workers")
+            ? List.of("--worker-threads", Integer.toString(positive(given, "--metasrv-workers", 1)))
+            : List.of());
   }
 
   private static int positive(java.util.Map<String, String> given, String flag, int fallback) {
