@@ -382,8 +382,8 @@ public final class Catalog implements TableRegistry, AutoCloseable {
    * @return the registered entry
    * @throws InvalidNameException if no engine has that name; nothing is changed
    * @throws TableAlreadyExistsException if the name is taken; nothing is changed
-   * @throws CatalogException if no table of that engine is at {@code location}, or another
-   *     registered table already uses it, naming the location; nothing is changed
+   * @throws InvalidLocationException if no table of that engine is at {@code location}, or
+   *     another registered table already uses it, naming the location; nothing is changed
    * @throws dev.lake.engine.CorruptTableException if files are there but do not form a valid
    *     table of that engine; nothing is changed
    */
@@ -395,12 +395,12 @@ public final class Catalog implements TableRegistry, AutoCloseable {
       requireFree(ident);
       for (TableEntry other : scan(RegistryCodec.TABLE_PREFIX)) {
         if (other.location().equals(location)) {
-          throw new CatalogException("cannot register lake." + ident + ": " + location
+          throw new InvalidLocationException(location, "cannot register lake." + ident + ": " + location
               + " is already the location of table lake." + other.ident() + "; nothing was registered");
         }
       }
-      TableHandle handle = tableEngine.open(location).orElseThrow(() -> new CatalogException(
-          "cannot register lake." + ident + ": no " + engine + " table at " + location
+      TableHandle handle = tableEngine.open(location).orElseThrow(() -> new InvalidLocationException(
+          location, "cannot register lake." + ident + ": no " + engine + " table at " + location
               + "; nothing was registered"));
       TableEntry entry = new TableEntry(ident, UuidV7.generate(clock), tableEngine.name(), location,
           handle.currentVersion(), handle.schema(), clock.instant());
