@@ -373,7 +373,8 @@ public final class LanceNamespaces {
   }
 
   /**
-   * Renames a lance table, within its namespace or into another existing one.
+   * Renames a lance table, within its namespace (no or an empty {@code newNamespace}) or into
+   * another existing one.
    *
    * @throws TableNotFoundException if it is not registered
    * @throws InvalidTableStateException if it holds another engine's table, or is only declared
@@ -382,7 +383,9 @@ public final class LanceNamespaces {
    */
   public TableEntry renameTable(List<String> id, Optional<List<String>> newNamespace, String newName) {
     TableIdent from = table(id);
-    String namespace = newNamespace.map(LanceNamespaces::namespace).orElse(from.namespace());
+    // An empty new namespace (what the stock client sends when none is given) keeps the table's.
+    String namespace = newNamespace.filter(ns -> !ns.isEmpty()).map(LanceNamespaces::namespace)
+        .orElse(from.namespace());
     TableIdent to = TableIdent.of(namespace, newName);
     Optional<TableEntry> entry = catalog.lookup(from).or(() -> adoptQuietly(from));
     if (entry.isEmpty()) {
