@@ -160,6 +160,8 @@ final class NamespaceOperations {
       throw new RestError.Unsupported("count_rows with a predicate is not served by lake; query"
           + " the table through Flight SQL");
     }
+    // A bare integer, as the spec's response and lance-core 7.0.0's REST client read it (the
+    // reference RestAdapter answers {"count": n}, which that client fails to parse).
     return new Reply(200, JSON.numberNode(namespaces.countRows(call.id(), call.number("version"))));
   }
 
