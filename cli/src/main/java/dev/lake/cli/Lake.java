@@ -94,12 +94,12 @@ public final class Lake implements Runnable {
       Path data = dataDir.toAbsolutePath().normalize();
       ops.check(spec.commandLine());
       QueryLimits limits = limits();
+      if (lanceRestPort != null && (lanceRestPort < 0 || lanceRestPort > 65535)) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--lance-rest-port must be 0..65535, got " + lanceRestPort);
+      }
       DevServer server;
       try {
-        if (lanceRestPort != null && (lanceRestPort < 0 || lanceRestPort > 65535)) {
-          throw new CommandLine.ParameterException(spec.commandLine(),
-              "--lance-rest-port must be 0..65535, got " + lanceRestPort);
-        }
         server = DevServer.start(data, host, port, limits, ops.metricsPort, lanceRestPort);
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());
