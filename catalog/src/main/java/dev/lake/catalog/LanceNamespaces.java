@@ -462,7 +462,8 @@ public final class LanceNamespaces {
 
   private Optional<TableEntry> adoptQuietly(TableIdent ident) {
     try {
-      return catalog.adopt(ident);
+      // empty also when another caller (the periodic refresh) adopted it meanwhile
+      return catalog.adopt(ident).or(() -> catalog.lookup(ident));
     } catch (ConcurrentChangeException raced) {
       return catalog.lookup(ident);
     } catch (dev.lake.engine.EngineException notYet) {

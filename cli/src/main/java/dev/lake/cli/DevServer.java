@@ -114,7 +114,7 @@ final class DevServer implements AutoCloseable {
       opened.add(server);
       LanceRestServer lanceRest = null;
       if (lanceRestPort != null) {
-        lanceRest = LanceRestServer.start(new LanceNamespaces(catalog, location -> Map.of()), host,
+        lanceRest = LanceRestServer.start(new LanceNamespaces(catalog, LanceStorageOptions.of(Map.of())), host,
             lanceRestPort, CatalogCache.DEFAULT_REFRESH_INTERVAL);
       }
       return new DevServer(allocator, store, engines, catalog, registry, server, demoCreated, lanceRest);
