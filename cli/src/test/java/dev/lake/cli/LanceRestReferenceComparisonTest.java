@@ -60,7 +60,13 @@ class LanceRestReferenceComparisonTest {
   private static final Schema SCHEMA = new Schema(List.of(
       Field.notNullable("id", new ArrowType.Int(64, true)),
       Field.nullable("robot", ArrowType.Utf8.INSTANCE),
-      Field.nullable("score", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))));
+      Field.nullable("score", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
+      Field.nullable("at", new ArrowType.Timestamp(org.apache.arrow.vector.types.TimeUnit.MICROSECOND, null)),
+      Field.nullable("at_utc", new ArrowType.Timestamp(org.apache.arrow.vector.types.TimeUnit.MICROSECOND, "UTC")),
+      Field.nullable("day", new ArrowType.Date(org.apache.arrow.vector.types.DateUnit.DAY)),
+      Field.nullable("raw", ArrowType.Binary.INSTANCE),
+      new Field("tags", org.apache.arrow.vector.types.pojo.FieldType.nullable(ArrowType.List.INSTANCE),
+          List.of(Field.nullable("item", ArrowType.Utf8.INSTANCE)))));
 
   @TempDir Path dir;
   private BufferAllocator allocator;
@@ -220,6 +226,7 @@ class LanceRestReferenceComparisonTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator);
         ArrowStreamWriter writer = new ArrowStreamWriter(root, null, Channels.newChannel(bytes))) {
+      root.allocateNew(); // the columns not set below stay null
       for (int i = 0; i < 4; i++) {
         ((BigIntVector) root.getVector("id")).setSafe(i, i);
         ((VarCharVector) root.getVector("robot")).setSafe(i, ("r" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));

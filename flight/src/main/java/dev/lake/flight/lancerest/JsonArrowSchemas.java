@@ -66,6 +66,8 @@ final class JsonArrowSchemas {
       }
       case ArrowType.Date d -> node.put("type", d.getUnit() == org.apache.arrow.vector.types.DateUnit.DAY ? "date32" : "date64");
       case ArrowType.Null n -> node.put("type", "null");
+      // as Lance's own conversion answers: the unit and zone are not carried
+      case ArrowType.Timestamp t -> node.put("type", "timestamp");
       case ArrowType.List l -> {
         node.put("type", "list");
         node.set("fields", fields(field.getChildren()));
