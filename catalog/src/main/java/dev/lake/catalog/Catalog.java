@@ -122,6 +122,7 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     Catalog catalog = new Catalog(store, engines, settings);
     catalog.authoritySeed = catalog.takeAuthorityGeneration();
     catalog.resumeDrops();
+    catalog.resumeRenames();
     catalog.reconcileOperations();
     for (ScanPage.Entry record : catalog.scanRecords(RegistryCodec.TABLE_PREFIX)) {
       TableEntry entry = RegistryCodec.decode(record.key(), record.value());
@@ -905,8 +906,8 @@ public final class Catalog implements TableRegistry, AutoCloseable {
 
   /**
    * Gives a registered table another name (and possibly namespace); its incarnation, files and
-   * versions stay. The new record is created before the old one is removed, so a crash between
-   * the two leaves both names on the same files until one is deregistered (see docs/lance-rest.md).
+   * versions stay. A persisted procedure ({@link RenameIntent}): interrupted after the new record
+   * was written, the next {@link #open} finishes it (removes the old name); before, it rolls back.
    *
    * @return the entry under its new name
    * @throws TableNotFoundException if {@code from} is not registered
@@ -931,14 +932,22 @@ public final class Catalog implements TableRegistry, AutoCloseable {
           old.version(), old.schema(), old.createdAt());
       String toKey = RegistryCodec.tableKey(to);
       byte[] renamedBytes = RegistryCodec.encode(renamed);
+      String intentKey = RenameIntent.key(from);
+      byte[] intent = new RenameIntent(from, to, old.incarnation()).encode();
+      if (!store.compareAndSet(intentKey, Optional.empty(), intent)) {
+        throw new ConcurrentChangeException(from, "renaming it (an earlier rename is unfinished)");
+      }
       if (!store.compareAndSet(toKey, Optional.empty(), renamedBytes)) {
+        store.deleteIfEquals(intentKey, intent);
         throw new TableAlreadyExistsException(to);
       }
       if (!store.deleteIfEquals(fromKey, bytes)) {
         store.deleteIfEquals(toKey, renamedBytes);
+        store.deleteIfEquals(intentKey, intent);
         throw new ConcurrentChangeException(from, "renaming it");
       }
       bumpDirectoryGeneration();
+      store.deleteIfEquals(intentKey, intent);
       return renamed;
     } finally {
       second.unlock();
@@ -1200,6 +1209,25 @@ public final class Catalog implements TableRegistry, AutoCloseable {
         // and a retry of the operation is refused the same way.
         LOG.log(Level.WARNING, "operation record " + e.key() + " was not reconciled", refused);
       }
+    }
+  }
+
+  /**
+   * Finishes every rename a predecessor left after writing the new record (the old name, still on
+   * the same incarnation, is removed), and forgets those it left before (the old name stays).
+   */
+  private void resumeRenames() {
+    for (ScanPage.Entry e : scanRecords(RenameIntent.PREFIX)) {
+      RenameIntent intent = RenameIntent.decode(e.key(), e.value());
+      boolean renamed = registeredAs(intent.to(), intent.incarnation());
+      String fromKey = RegistryCodec.tableKey(intent.from());
+      Optional<byte[]> old = store.get(fromKey);
+      if (renamed && old.isPresent()
+          && RegistryCodec.decode(fromKey, old.get()).incarnation().equals(intent.incarnation())) {
+        store.deleteIfEquals(fromKey, old.get());
+        bumpDirectoryGeneration();
+      }
+      store.deleteIfEquals(e.key(), e.value());
     }
   }
 

@@ -12,30 +12,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-import dev.lake.engine.AppendOperation;
-import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.RecordBatchReader;
 import dev.lake.engine.TableEngine;
-import dev.lake.engine.TableEngineFactory;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.engine.Version;
 import dev.lake.metastore.rocksdb.RocksDbMetaStore;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
-import java.util.UUID;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -156,6 +146,39 @@ class CatalogOutsideWritersTest {
     catalog = Catalog.open(store, Map.of("log", log), dir.resolve("warehouse"));
     assertEquals(renamed, catalog.lookup(trials).orElseThrow());
     assertEquals(4, catalog.readHandle(trials).orElseThrow().latestSnapshot().rowCount());
+  }
+
+  @Test
+  void aRenameInterruptedAfterItsNewRecordIsFinishedByTheNextOpen() throws Exception {
+    assertEquals(Optional.of(TableIdent.of("lab", "trials")), interruptedRename(3),
+        "the old record's delete was lost: the next open removes the old name");
+  }
+
+  @Test
+  void aRenameInterruptedBeforeItsNewRecordIsRolledBackByTheNextOpen() throws Exception {
+    assertEquals(Optional.of(RUNS), interruptedRename(2),
+        "the new record was never written: the next open keeps the old name");
+  }
+
+  /** Renames runs to trials, losing the {@code n}-th store write; reopens; the one name left. */
+  private Optional<TableIdent> interruptedRename(int n) throws Exception {
+    TableLocation outside = TableLocation.of(dir.resolve("outside"));
+    writeAt(log, allocator, outside, 1, 2);
+    catalog.register(RUNS, "log", outside);
+    catalog.close();
+    FaultyMetaStore faulty = new FaultyMetaStore(store);
+    catalog = Catalog.open(faulty, Map.of("log", log), dir.resolve("warehouse"));
+    TableIdent trials = TableIdent.of("lab", "trials");
+    faulty.failWrite(n, FaultyMetaStore.Mode.BEFORE);
+    assertThrows(RuntimeException.class, () -> catalog.rename(RUNS, trials));
+    assertTrue(faulty.failed());
+    catalog.close();
+    catalog = Catalog.open(store, Map.of("log", log), dir.resolve("warehouse"));
+    List<TableIdent> names = catalog.allTables().stream().map(TableEntry::ident).toList();
+    assertEquals(1, names.size(), "one name holds the files: " + names);
+    assertTrue(store.scan(RenameIntent.PREFIX, Optional.empty(), 10).entries().isEmpty(), "intent resolved");
+    assertEquals(2, catalog.readHandle(names.getFirst()).orElseThrow().latestSnapshot().rowCount());
+    return Optional.of(names.getFirst());
   }
 
   @Test
