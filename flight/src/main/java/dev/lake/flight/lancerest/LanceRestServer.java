@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.lake.catalog.LanceNamespaces;
+import dev.lake.catalog.RegistryUnavailableException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -61,10 +62,29 @@ public final class LanceRestServer implements AutoCloseable {
   public static LanceRestServer start(LanceNamespaces namespaces, String host, int port,
       Duration refreshInterval) {
     Objects.requireNonNull(namespaces, "namespaces");
+    return start(new Access() {
+      @Override
+      public <T> T apply(Function<LanceNamespaces, T> operation) {
+        return operation.apply(namespaces);
+      }
+    }, host, port, refreshInterval);
+  }
+
+  /**
+   * How each call reaches the registry: in one process a fixed {@link LanceNamespaces}; on a
+   * Metasrv replica the leader's current catalog, or {@link RegistryUnavailableException} on a
+   * follower (answered 503, code 17).
+   */
+  public interface Access {
+    <T> T apply(Function<LanceNamespaces, T> operation);
+  }
+
+  /** As {@link #start(LanceNamespaces, String, int, Duration)}, each call through {@code access}. */
+  public static LanceRestServer start(Access access, String host, int port, Duration refreshInterval) {
+    Objects.requireNonNull(access, "access");
     Vertx vertx = Vertx.vertx();
-    NamespaceOperations operations = new NamespaceOperations(namespaces);
     HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
-        .requestHandler(request -> receive(vertx, operations, request));
+        .requestHandler(request -> receive(vertx, access, request));
     try {
       server.listen().await(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -75,7 +95,7 @@ public final class LanceRestServer implements AutoCloseable {
     AtomicBoolean refreshing = new AtomicBoolean();
     long timer = vertx.setPeriodic(Math.max(1, refreshInterval.toMillis()), id -> {
       if (refreshing.compareAndSet(false, true)) {
-        vertx.executeBlocking(namespaces::refresh, false).onComplete(done -> {
+        vertx.executeBlocking(() -> refresh(access), false).onComplete(done -> {
           refreshing.set(false);
           if (done.failed()) {
             LOG.warn("Lance Namespace refresh failed", done.cause());
@@ -84,6 +104,14 @@ public final class LanceRestServer implements AutoCloseable {
       }
     });
     return new LanceRestServer(vertx, server, timer);
+  }
+
+  private static int refresh(Access access) {
+    try {
+      return access.apply(LanceNamespaces::refresh);
+    } catch (RegistryUnavailableException notLeading) {
+      return 0; // a follower: the leader follows
+    }
   }
 
   /** The bound port. */
@@ -102,7 +130,7 @@ public final class LanceRestServer implements AutoCloseable {
     }
   }
 
-  private static void receive(Vertx vertx, NamespaceOperations operations, HttpServerRequest request) {
+  private static void receive(Vertx vertx, Access access, HttpServerRequest request) {
     String length = request.getHeader("content-length");
     if (length != null && length.matches("\\d{1,18}") && Long.parseLong(length) > MAX_BODY_BYTES) {
       reply(request, new RestError(413, RestError.INVALID_INPUT, "InvalidInput",
@@ -129,7 +157,7 @@ public final class LanceRestServer implements AutoCloseable {
       RestCall call;
       try {
         Route route = route(request.method(), request.path());
-        operation = route.operation(operations);
+        operation = c -> access.apply(namespaces -> route.operation(new NamespaceOperations(namespaces)).apply(c));
         call = RestCall.of(request.path(), route.rawId(), query(request), lanceHeaders(request), json(body));
       } catch (RuntimeException e) {
         reply(request, RestError.of(e));

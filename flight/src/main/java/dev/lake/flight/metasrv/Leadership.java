@@ -226,6 +226,29 @@ final class Leadership implements AutoCloseable {
         MetasrvClient.forwarding(URI.create("grpc://" + address), allocator)));
   }
 
+  /**
+   * Runs {@code call} on this replica's catalog while it leads (the term cannot end meanwhile).
+   *
+   * @throws dev.lake.catalog.RegistryUnavailableException if this replica does not lead, naming
+   *     the leader if one is known; nothing changed
+   */
+  <T> T runLeading(Function<Catalog, T> call) {
+    term.readLock().lock();
+    try {
+      Catalog local = catalog;
+      if (local != null) {
+        return call.apply(local);
+      }
+    } finally {
+      term.readLock().unlock();
+    }
+    String leader = leaderAddress;
+    throw new dev.lake.catalog.RegistryUnavailableException("this Metasrv replica ("
+        + election.holder() + ") does not lead the registry; "
+        + (leader == null || leader.equals(selfAddress) ? "no leader is known yet, retry shortly"
+            : "the leader is " + leader));
+  }
+
   private void stepDown() {
     Catalog giving;
     term.writeLock().lock();
