@@ -122,6 +122,7 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     Catalog catalog = new Catalog(store, engines, settings);
     catalog.authoritySeed = catalog.takeAuthorityGeneration();
     catalog.resumeDrops();
+    catalog.resumeRenames();
     catalog.reconcileOperations();
     for (ScanPage.Entry record : catalog.scanRecords(RegistryCodec.TABLE_PREFIX)) {
       TableEntry entry = RegistryCodec.decode(record.key(), record.value());
@@ -208,9 +209,18 @@ public final class Catalog implements TableRegistry, AutoCloseable {
         throw new NamespaceNotFoundException(namespace);
       }
       List<TableEntry> tables = tables(namespace);
-      if (!tables.isEmpty() && !cascade) {
-        throw new NamespaceNotEmptyException(namespace,
-            tables.stream().map(t -> t.ident().name()).toList());
+      List<DeclaredTable> declared = declared(namespace);
+      if ((!tables.isEmpty() || !declared.isEmpty()) && !cascade) {
+        List<String> names = new ArrayList<>(tables.stream().map(t -> t.ident().name()).toList());
+        declared.forEach(d -> names.add(d.ident().name()));
+        throw new NamespaceNotEmptyException(namespace, names);
+      }
+      for (DeclaredTable table : declared) {
+        try {
+          undeclare(table.ident(), true);
+        } catch (TableNotFoundException gone) {
+          // adopted or undeclared meanwhile
+        }
       }
       for (TableEntry table : tables) {
         try {
@@ -346,9 +356,7 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
-      if (lookup(ident).isPresent()) {
-        throw new TableAlreadyExistsException(ident);
-      }
+      requireFree(ident);
       TableEntry entry = createIncarnation(ident, UuidV7.generate(clock), schema, tableEngine);
       if (!store.compareAndSet(RegistryCodec.tableKey(ident), Optional.empty(),
           RegistryCodec.encode(entry))) {
@@ -375,8 +383,8 @@ public final class Catalog implements TableRegistry, AutoCloseable {
    * @return the registered entry
    * @throws InvalidNameException if no engine has that name; nothing is changed
    * @throws TableAlreadyExistsException if the name is taken; nothing is changed
-   * @throws CatalogException if no table of that engine is at {@code location}, or another
-   *     registered table already uses it, naming the location; nothing is changed
+   * @throws InvalidLocationException if no table of that engine is at {@code location}, or
+   *     another registered table already uses it, naming the location; nothing is changed
    * @throws dev.lake.engine.CorruptTableException if files are there but do not form a valid
    *     table of that engine; nothing is changed
    */
@@ -385,17 +393,15 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     ReentrantLock lock = lockFor(ident);
     lock.lock();
     try {
-      if (lookup(ident).isPresent()) {
-        throw new TableAlreadyExistsException(ident);
-      }
+      requireFree(ident);
       for (TableEntry other : scan(RegistryCodec.TABLE_PREFIX)) {
         if (other.location().equals(location)) {
-          throw new CatalogException("cannot register lake." + ident + ": " + location
+          throw new InvalidLocationException(location, "cannot register lake." + ident + ": " + location
               + " is already the location of table lake." + other.ident() + "; nothing was registered");
         }
       }
-      TableHandle handle = tableEngine.open(location).orElseThrow(() -> new CatalogException(
-          "cannot register lake." + ident + ": no " + engine + " table at " + location
+      TableHandle handle = tableEngine.open(location).orElseThrow(() -> new InvalidLocationException(
+          location, "cannot register lake." + ident + ": no " + engine + " table at " + location
               + "; nothing was registered"));
       TableEntry entry = new TableEntry(ident, UuidV7.generate(clock), tableEngine.name(), location,
           handle.currentVersion(), handle.schema(), clock.instant());
@@ -449,9 +455,7 @@ public final class Catalog implements TableRegistry, AutoCloseable {
         return prior.replay().get();
       }
       Optional<Stored> previous = prior.record();
-      if (lookup(ident).isPresent()) {
-        throw new TableAlreadyExistsException(ident);
-      }
+      requireFree(ident);
       UUID incarnation = UuidV7.generate(clock);
       Stored record = operations.create(opKey, previous, OperationRecord.reserve(Kind.CREATE, ident,
           operation, incarnation, tableEngine.name(), placement.location(ident, incarnation), -1,
@@ -751,6 +755,243 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     }
   }
 
+  // ---- names reserved before their data, deregistering, renaming, following outside writers ----
+
+  /**
+   * Reserves {@code ident} for a table of {@code engine} whose data an outside writer (stock
+   * Lance through the Lance Namespace) will create at the returned location, which the placement
+   * chooses as for {@link #create}. The name is taken from then on; the table joins the directory
+   * when {@link #adopt} finds its data.
+   *
+   * @throws NamespaceNotFoundException if the namespace does not exist; nothing is changed
+   * @throws TableAlreadyExistsException if the name is registered or declared; nothing is changed
+   * @throws InvalidNameException if no engine has that name
+   */
+  public DeclaredTable declare(TableIdent ident, String engine) {
+    TableEngine tableEngine = engine(engine);
+    if (!namespaceExists(ident.namespace())) {
+      throw new NamespaceNotFoundException(ident.namespace());
+    }
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      requireFree(ident);
+      UUID incarnation = UuidV7.generate(clock);
+      DeclaredTable declared = new DeclaredTable(ident, incarnation, tableEngine.name(),
+          placement.location(ident, incarnation), clock.instant());
+      if (!store.compareAndSet(DeclaredTable.key(ident), Optional.empty(), declared.encode())) {
+        throw new TableAlreadyExistsException(ident);
+      }
+      return declared;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The declaration of {@code ident}, if it is declared and not yet adopted. */
+  public Optional<DeclaredTable> declaredTable(TableIdent ident) {
+    String key = DeclaredTable.key(ident);
+    return store.get(key).map(bytes -> DeclaredTable.decode(key, bytes));
+  }
+
+  /** The declared (not yet adopted) tables of {@code namespace}, sorted by name. */
+  public List<DeclaredTable> declared(String namespace) {
+    TableIdent.checkIdentifier("namespace", namespace);
+    List<DeclaredTable> declared = new ArrayList<>();
+    for (ScanPage.Entry e : scanRecords(DeclaredTable.namespacePrefix(namespace))) {
+      declared.add(DeclaredTable.decode(e.key(), e.value()));
+    }
+    return declared;
+  }
+
+  /** Every declared (not yet adopted) table, sorted by namespace and name. */
+  public List<DeclaredTable> allDeclared() {
+    List<DeclaredTable> declared = new ArrayList<>();
+    for (ScanPage.Entry e : scanRecords(DeclaredTable.PREFIX)) {
+      declared.add(DeclaredTable.decode(e.key(), e.value()));
+    }
+    return declared;
+  }
+
+  /**
+   * Registers a declared table once its engine finds data at its location, at that data's
+   * current version and schema, keeping the declared incarnation; removes the declaration.
+   *
+   * @return the registered entry; empty if the name is not declared or no data is there yet
+   *     (nothing is changed)
+   * @throws dev.lake.engine.CorruptTableException if files are there but do not form a table of
+   *     the engine; nothing is changed
+   */
+  public Optional<TableEntry> adopt(TableIdent ident) {
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      String key = DeclaredTable.key(ident);
+      Optional<byte[]> bytes = store.get(key);
+      if (bytes.isEmpty()) {
+        return Optional.empty();
+      }
+      DeclaredTable declared = DeclaredTable.decode(key, bytes.get());
+      Optional<TableHandle> files = engine(declared.engine()).open(declared.location());
+      if (files.isEmpty()) {
+        return Optional.empty();
+      }
+      TableEntry entry = new TableEntry(ident, declared.incarnation(), declared.engine(),
+          declared.location(), files.get().currentVersion(), files.get().schema(), clock.instant());
+      if (!store.compareAndSet(RegistryCodec.tableKey(ident), Optional.empty(), RegistryCodec.encode(entry))) {
+        files.get().close();
+        throw new ConcurrentChangeException(ident, "registering its declared data");
+      }
+      handles.put(entry.incarnation(), files.get());
+      store.deleteIfEquals(key, bytes.get());
+      bumpDirectoryGeneration();
+      return Optional.of(entry);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Removes the declaration of {@code ident}, deleting whatever files were written at its
+   * location when {@code deleteFiles}, keeping them otherwise.
+   *
+   * @return the removed declaration
+   * @throws TableNotFoundException if the name is not declared
+   */
+  public DeclaredTable undeclare(TableIdent ident, boolean deleteFiles) {
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      String key = DeclaredTable.key(ident);
+      byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
+      DeclaredTable declared = DeclaredTable.decode(key, bytes);
+      if (!store.deleteIfEquals(key, bytes)) {
+        throw new ConcurrentChangeException(ident, "removing its declaration");
+      }
+      if (deleteFiles) {
+        engine(declared.engine()).drop(declared.location());
+      }
+      return declared;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Removes {@code ident} from the registry and keeps its files: the table disappears from the
+   * directory and {@link #register} at the returned entry's location brings it back (as a new
+   * incarnation, at the data's version then).
+   *
+   * @return the removed entry
+   * @throws TableNotFoundException if it is not registered
+   * @throws ConcurrentChangeException if its record changed meanwhile; nothing is changed
+   */
+  public TableEntry deregister(TableIdent ident) {
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      String key = RegistryCodec.tableKey(ident);
+      byte[] bytes = store.get(key).orElseThrow(() -> new TableNotFoundException(ident));
+      TableEntry entry = RegistryCodec.decode(key, bytes);
+      if (!store.deleteIfEquals(key, bytes)) {
+        throw new ConcurrentChangeException(ident, "deregistering it");
+      }
+      closeHandle(entry.incarnation());
+      bumpDirectoryGeneration();
+      return entry;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Gives a registered table another name (and possibly namespace); its incarnation, files and
+   * versions stay. A persisted procedure ({@link RenameIntent}): interrupted after the new record
+   * was written, the next {@link #open} finishes it (removes the old name); before, it rolls back.
+   *
+   * @return the entry under its new name
+   * @throws TableNotFoundException if {@code from} is not registered
+   * @throws TableAlreadyExistsException if {@code to} is registered or declared; nothing is changed
+   * @throws ConcurrentChangeException if {@code from} changed meanwhile; nothing is changed
+   */
+  public TableEntry rename(TableIdent from, TableIdent to) {
+    boolean fromFirst = RegistryCodec.tableKey(from).compareTo(RegistryCodec.tableKey(to)) <= 0;
+    ReentrantLock first = lockFor(fromFirst ? from : to);
+    ReentrantLock second = lockFor(fromFirst ? to : from);
+    first.lock();
+    second.lock();
+    try {
+      String fromKey = RegistryCodec.tableKey(from);
+      byte[] bytes = store.get(fromKey).orElseThrow(() -> new TableNotFoundException(from));
+      if (from.equals(to)) {
+        throw new TableAlreadyExistsException(to);
+      }
+      requireFree(to);
+      TableEntry old = RegistryCodec.decode(fromKey, bytes);
+      TableEntry renamed = new TableEntry(to, old.incarnation(), old.engine(), old.location(),
+          old.version(), old.schema(), old.createdAt());
+      String toKey = RegistryCodec.tableKey(to);
+      byte[] renamedBytes = RegistryCodec.encode(renamed);
+      String intentKey = RenameIntent.key(from);
+      byte[] intent = new RenameIntent(from, to, old.incarnation()).encode();
+      if (!store.compareAndSet(intentKey, Optional.empty(), intent)) {
+        throw new ConcurrentChangeException(from, "renaming it (an earlier rename is unfinished)");
+      }
+      if (!store.compareAndSet(toKey, Optional.empty(), renamedBytes)) {
+        store.deleteIfEquals(intentKey, intent);
+        throw new TableAlreadyExistsException(to);
+      }
+      if (!store.deleteIfEquals(fromKey, bytes)) {
+        store.deleteIfEquals(toKey, renamedBytes);
+        store.deleteIfEquals(intentKey, intent);
+        throw new ConcurrentChangeException(from, "renaming it");
+      }
+      bumpDirectoryGeneration();
+      store.deleteIfEquals(intentKey, intent);
+      return renamed;
+    } finally {
+      second.unlock();
+      first.unlock();
+    }
+  }
+
+  /**
+   * Makes visible the versions an outside writer committed to the table's files since the
+   * registry last recorded one (a stock Lance writer appending at a namespace-resolved
+   * location): advances the registry pointer, by compare-and-set, to the engine's latest version.
+   * Each such version is complete and durable, as after a crash between engine and registry.
+   *
+   * @return the entry now; empty if the table is not registered
+   */
+  public Optional<TableEntry> follow(TableIdent ident) {
+    ReentrantLock lock = lockFor(ident);
+    lock.lock();
+    try {
+      Optional<TableEntry> entry = lookup(ident);
+      if (entry.isEmpty()) {
+        return entry;
+      }
+      Version latest = handle(entry.get()).currentVersion();
+      if (latest.compareTo(entry.get().version()) <= 0) {
+        return entry;
+      }
+      return advance(ident, entry.get().incarnation(), latest, false);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Every registered table, sorted by namespace and name. */
+  public List<TableEntry> allTables() {
+    return scan(RegistryCodec.TABLE_PREFIX);
+  }
+
+  private void requireFree(TableIdent ident) {
+    if (lookup(ident).isPresent() || store.get(DeclaredTable.key(ident)).isPresent()) {
+      throw new TableAlreadyExistsException(ident);
+    }
+  }
+
   /** Closes the open table handles. The store and the engines stay open; their owner closes them. */
   @Override
   public void close() {
@@ -968,6 +1209,25 @@ public final class Catalog implements TableRegistry, AutoCloseable {
         // and a retry of the operation is refused the same way.
         LOG.log(Level.WARNING, "operation record " + e.key() + " was not reconciled", refused);
       }
+    }
+  }
+
+  /**
+   * Finishes every rename a predecessor left after writing the new record (the old name, still on
+   * the same incarnation, is removed), and forgets those it left before (the old name stays).
+   */
+  private void resumeRenames() {
+    for (ScanPage.Entry e : scanRecords(RenameIntent.PREFIX)) {
+      RenameIntent intent = RenameIntent.decode(e.key(), e.value());
+      boolean renamed = registeredAs(intent.to(), intent.incarnation());
+      String fromKey = RegistryCodec.tableKey(intent.from());
+      Optional<byte[]> old = store.get(fromKey);
+      if (renamed && old.isPresent()
+          && RegistryCodec.decode(fromKey, old.get()).incarnation().equals(intent.incarnation())) {
+        store.deleteIfEquals(fromKey, old.get());
+        bumpDirectoryGeneration();
+      }
+      store.deleteIfEquals(e.key(), e.value());
     }
   }
 

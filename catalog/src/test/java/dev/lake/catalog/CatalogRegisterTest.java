@@ -1,15 +1,19 @@
 package dev.lake.catalog;
 
+import static dev.lake.catalog.LogTables.IDS;
+import static dev.lake.catalog.LogTables.ids;
+import static dev.lake.catalog.LogTables.logEngine;
+import static dev.lake.catalog.LogTables.operation;
+import static dev.lake.catalog.LogTables.writeAt;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.lake.engine.AppendOperation;
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.RecordBatchReader;
 import dev.lake.engine.TableEngine;
-import dev.lake.engine.TableEngineFactory;
 import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.engine.Version;
@@ -19,16 +23,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
-import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,8 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@link Catalog#register}: adopting a table written outside lake, over the real log engine. */
 class CatalogRegisterTest {
 
-  private static final Schema IDS = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(64, true))));
-  private static final TableIdent RUNS = TableIdent.of("lab", "runs");
+    private static final TableIdent RUNS = TableIdent.of("lab", "runs");
 
   @TempDir Path dir;
   private BufferAllocator allocator;
@@ -145,48 +141,13 @@ class CatalogRegisterTest {
 
   /** Writes a log table at {@link #outside} with the engine alone, no registry: {@code appends} versions. */
   private void writeOutside(int appends, int rowsEach) throws Exception {
-    try (TableHandle t = log.create(outside, IDS)) {
-      for (int i = 0; i < appends; i++) {
-        try (VectorSchemaRoot root = ids((long) i * rowsEach, rowsEach);
-            RecordBatchReader reader = reader(root)) {
-          t.append(operation(i), reader);
-        }
-      }
-    }
+    writeAt(log, allocator, outside, appends, rowsEach);
   }
 
   private Version append(long first, int rows) throws Exception {
-    try (VectorSchemaRoot root = ids(first, rows);
-        RecordBatchReader reader = reader(root)) {
+    try (VectorSchemaRoot root = ids(allocator, first, rows);
+        RecordBatchReader reader = LogTables.reader(allocator, root)) {
       return catalog.append(RUNS, operation(first), reader);
     }
-  }
-
-  private RecordBatchReader reader(VectorSchemaRoot root) {
-    return new RecordBatchReader(allocator, IDS, List.of(new VectorUnloader(root).getRecordBatch()));
-  }
-
-  private VectorSchemaRoot ids(long first, int rows) {
-    VectorSchemaRoot root = VectorSchemaRoot.create(IDS, allocator);
-    BigIntVector id = (BigIntVector) root.getVector(0);
-    id.allocateNew(rows);
-    for (int i = 0; i < rows; i++) {
-      id.set(i, first + i);
-    }
-    root.setRowCount(rows);
-    return root;
-  }
-
-  private static AppendOperation operation(long seed) {
-    return new AppendOperation("default", "lab.runs", UUID.randomUUID(), String.format("%064x", seed));
-  }
-
-  private static TableEngine logEngine() {
-    for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
-      if (factory.name().equals("log")) {
-        return factory.create(Map.of());
-      }
-    }
-    throw new IllegalStateException("the log engine is not on the test class path");
   }
 }

@@ -2,10 +2,12 @@ package dev.lake.cli;
 
 import dev.lake.catalog.Catalog;
 import dev.lake.catalog.CatalogCache;
+import dev.lake.catalog.LanceNamespaces;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
 import dev.lake.flight.CatalogSqlCatalog;
 import dev.lake.flight.LakeFlightServer;
+import dev.lake.flight.lancerest.LanceRestServer;
 import dev.lake.metastore.MetaStore;
 import dev.lake.metastore.rocksdb.RocksDbMetaStore;
 import dev.lake.sql.SqlEngine;
@@ -31,12 +33,15 @@ final class DevServer implements AutoCloseable {
   private final MetaStore store;
   private final Map<String, TableEngine> engines;
   private final Catalog catalog;
+  private final LanceRestServer lanceRest;
   private final CatalogCache registry;
   private final LakeFlightServer server;
   private final boolean demoCreated;
 
   private DevServer(BufferAllocator allocator, MetaStore store, Map<String, TableEngine> engines,
-      Catalog catalog, CatalogCache registry, LakeFlightServer server, boolean demoCreated) {
+      Catalog catalog, CatalogCache registry, LakeFlightServer server, boolean demoCreated,
+      LanceRestServer lanceRest) {
+    this.lanceRest = lanceRest;
     this.allocator = allocator;
     this.store = store;
     this.engines = engines;
@@ -66,6 +71,15 @@ final class DevServer implements AutoCloseable {
    */
   static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
       Integer metricsPort) {
+    return start(dataDir, host, port, limits, metricsPort, null);
+  }
+
+  /**
+   * As {@link #start(Path, String, int, QueryLimits, Integer)}, with the Lance Namespace REST
+   * binding on {@code lanceRestPort} (0 = a free port) unless it is null.
+   */
+  static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
+      Integer metricsPort, Integer lanceRestPort) {
     if (!isLoopback(host)) {
       throw new IllegalArgumentException("lake dev listens on loopback only (plaintext, no auth);"
           + " got --host " + host);
@@ -97,7 +111,13 @@ final class DevServer implements AutoCloseable {
       }
       LakeFlightServer server = builder.build();
       server.start();
-      return new DevServer(allocator, store, engines, catalog, registry, server, demoCreated);
+      opened.add(server);
+      LanceRestServer lanceRest = null;
+      if (lanceRestPort != null) {
+        lanceRest = LanceRestServer.start(new LanceNamespaces(catalog, LanceStorageOptions.of(Map.of())), host,
+            lanceRestPort, CatalogCache.DEFAULT_REFRESH_INTERVAL);
+      }
+      return new DevServer(allocator, store, engines, catalog, registry, server, demoCreated, lanceRest);
     } catch (RuntimeException e) {
       for (int i = opened.size() - 1; i >= 0; i--) {
         try {
@@ -112,6 +132,11 @@ final class DevServer implements AutoCloseable {
 
   int port() {
     return server.port();
+  }
+
+  /** The port of the Lance Namespace REST binding; -1 if it is not served. */
+  int lanceRestPort() {
+    return lanceRest == null ? -1 : lanceRest.port();
   }
 
   int metricsPort() {
@@ -129,6 +154,9 @@ final class DevServer implements AutoCloseable {
   /** Stops accepting calls, lets running ones finish, then closes everything in reverse order. */
   @Override
   public void close() {
+    if (lanceRest != null) {
+      lanceRest.close();
+    }
     server.close();
     registry.close();
     catalog.close();

@@ -69,6 +69,11 @@ public final class Lake implements Runnable {
             + " a query over it fails with RESOURCE_EXHAUSTED; default: no per-query limit.")
     Long queryMemory;
 
+    @Option(names = "--lance-rest-port",
+        description = "Also serve the Lance Namespace REST API (stock Lance, lance-spark, lance-ray)"
+            + " on this loopback port; 0 picks a free one (default: not served).")
+    Integer lanceRestPort;
+
     @Option(names = "--query-threads",
         description = "Workers of one parallel query plan (default: one per processor).")
     Integer queryThreads;
@@ -89,9 +94,13 @@ public final class Lake implements Runnable {
       Path data = dataDir.toAbsolutePath().normalize();
       ops.check(spec.commandLine());
       QueryLimits limits = limits();
+      if (lanceRestPort != null && (lanceRestPort < 0 || lanceRestPort > 65535)) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--lance-rest-port must be 0..65535, got " + lanceRestPort);
+      }
       DevServer server;
       try {
-        server = DevServer.start(data, host, port, limits, ops.metricsPort);
+        server = DevServer.start(data, host, port, limits, ops.metricsPort, lanceRestPort);
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());
         return 1;
@@ -109,6 +118,10 @@ public final class Lake implements Runnable {
       if (ops.metricsPort != null) {
         System.out.println("lake dev: metrics on http://" + host + ":" + server.metricsPort()
             + "/metrics");
+      }
+      if (lanceRestPort != null) {
+        System.out.println("lake dev: Lance Namespace REST on http://" + host + ":"
+            + server.lanceRestPort());
       }
       System.out.println("lake dev: ready");
       System.out.flush();

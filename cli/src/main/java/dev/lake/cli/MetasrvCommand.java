@@ -1,6 +1,9 @@
 package dev.lake.cli;
 
+import dev.lake.catalog.CatalogCache;
+import dev.lake.catalog.LanceNamespaces;
 import dev.lake.engine.TableEngine;
+import dev.lake.flight.lancerest.LanceRestServer;
 import dev.lake.flight.metasrv.MetasrvServer;
 import dev.lake.metastore.MetaStore;
 import dev.lake.metastore.dynamodb.DynamoDbMetaStore;
@@ -79,6 +82,10 @@ final class MetasrvCommand implements Callable<Integer> {
       description = "Threads that run registry work (commits wait on the store and the disk);"
           + " default: one per processor, at least 2.")
   Integer workerThreads;
+  @Option(names = "--lance-rest-port",
+      description = "Also serve the Lance Namespace REST API on this loopback port (0 = a free"
+          + " one); only the leader answers, followers answer 503 naming it (default: not served).")
+  Integer lanceRestPort;
 
   @CommandLine.Mixin OpsOptions ops;
 
@@ -97,12 +104,16 @@ final class MetasrvCommand implements Callable<Integer> {
     if (workerThreads != null && workerThreads < 1) {
       return usage("--worker-threads must be at least 1, got " + workerThreads);
     }
+    if (lanceRestPort != null && (lanceRestPort < 0 || lanceRestPort > 65535)) {
+      return usage("--lance-rest-port must be 0..65535, got " + lanceRestPort);
+    }
     if (metastore == Store.dynamodb && dynamodbTable == null) {
       return usage("--metastore dynamodb needs --dynamodb-table");
     }
     String node = nodeId != null ? nodeId : "metasrv-" + ProcessHandle.current().pid();
     List<AutoCloseable> opened = new ArrayList<>();
     MetasrvServer server;
+    LanceRestServer lanceRest = null;
     try {
       BufferAllocator allocator = new RootAllocator();
       opened.add(allocator);
@@ -127,6 +138,18 @@ final class MetasrvCommand implements Callable<Integer> {
       server = builder.build();
       opened.add(server);
       server.start();
+      if (lanceRestPort != null) {
+        MetasrvServer authority = server;
+        java.util.function.Function<dev.lake.engine.TableLocation, Map<String, String>> options =
+            LanceStorageOptions.of(Map.of());
+        lanceRest = LanceRestServer.start(new LanceRestServer.Access() {
+          @Override
+          public <T> T apply(java.util.function.Function<LanceNamespaces, T> operation) {
+            return authority.withLeaderCatalog(catalog -> operation.apply(new LanceNamespaces(catalog, options)));
+          }
+        }, host, lanceRestPort, CatalogCache.DEFAULT_REFRESH_INTERVAL);
+        opened.add(lanceRest);
+      }
     } catch (RuntimeException e) {
       closeAll(opened);
       spec.commandLine().getErr().println("lake metasrv: " + e.getMessage());
@@ -140,6 +163,9 @@ final class MetasrvCommand implements Callable<Integer> {
     }, "lake-metasrv-shutdown"));
     System.out.println("metasrv listening on " + host + ":" + server.port() + ", "
         + (server.isLeader() ? "leader" : "follower") + " (node " + node + ", " + metastore + ")");
+    if (lanceRest != null) {
+      System.out.println("lake metasrv: Lance Namespace REST on http://" + host + ":" + lanceRest.port());
+    }
     if (ops.metricsPort != null) {
       System.out.println("lake metasrv: metrics on http://" + host + ":" + server.metricsPort()
           + "/metrics");

@@ -54,6 +54,8 @@ class LakeDevOptionsTest {
     assertRefused("--query-memory", "0", "more than zero");
     assertRefused("--query-memory", "99999999t", "too large");
     assertRefused("--query-threads", "0", "at least 1");
+    assertRefused("--lance-rest-port", "70000", "0..65535");
+    assertRefused("--lance-rest-port", "-1", "0..65535");
   }
 
   private static void assertRefused(String option, String value, String why) {

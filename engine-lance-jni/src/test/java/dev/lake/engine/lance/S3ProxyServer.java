@@ -8,15 +8,15 @@ import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
 
 /** A real S3 endpoint for tests: S3Proxy in-process on a free loopback port, over a directory. */
-final class S3ProxyServer implements AutoCloseable {
+public final class S3ProxyServer implements AutoCloseable {
 
-  static final String ACCESS_KEY = "lake-test-access";
-  static final String SECRET_KEY = "lake-test-secret-key";
-  static final String BUCKET = "lake";
+  public static final String ACCESS_KEY = "lake-test-access";
+  public static final String SECRET_KEY = "lake-test-secret-key";
+  public static final String BUCKET = "lake";
 
   private final S3Proxy proxy;
 
-  S3ProxyServer(Path root) throws Exception {
+  public S3ProxyServer(Path root) throws Exception {
     FilesystemNio2BlobStore store = new FilesystemNio2BlobStore(root.toString());
     store.createContainer(BUCKET);
     proxy = S3Proxy.builder()
@@ -34,12 +34,12 @@ final class S3ProxyServer implements AutoCloseable {
     }
   }
 
-  String endpoint() {
+  public String endpoint() {
     return "http://127.0.0.1:" + proxy.getPort();
   }
 
   /** Engine properties that point Lance's object store at this server. */
-  Map<String, String> engineProperties() {
+  public Map<String, String> engineProperties() {
     return Map.of(
         "lance.storage.aws_endpoint", endpoint(),
         "lance.storage.aws_access_key_id", ACCESS_KEY,
@@ -50,7 +50,7 @@ final class S3ProxyServer implements AutoCloseable {
   }
 
   /** The same options as Lance storage options, for a stock Lance reader. */
-  Map<String, String> storageOptions() {
+  public Map<String, String> storageOptions() {
     Map<String, String> out = new java.util.HashMap<>();
     engineProperties().forEach((k, v) -> out.put(k.substring(LanceEngineFactory.STORAGE_PREFIX.length()), v));
     return out;

@@ -204,15 +204,10 @@ final class Leadership implements AutoCloseable {
    *     a call it cannot serve; nothing changed
    */
   <T> T run(boolean forwarded, Function<TableRegistry, T> call) {
-    term.readLock().lock();
-    try {
-      Catalog local = catalog;
-      if (local != null) {
-        return call.apply(local);
-      }
-    } finally {
-      term.readLock().unlock();
-    }
+    return leadingOr(call::apply, () -> forward(forwarded, call));
+  }
+
+  private <T> T forward(boolean forwarded, Function<TableRegistry, T> call) {
     if (forwarded) {
       throw new MetasrvStatus.NoLeaderException("this Metasrv replica (" + election.holder()
           + ") does not lead the registry any more; retry");
@@ -224,6 +219,36 @@ final class Leadership implements AutoCloseable {
     }
     return call.apply(forwarders.computeIfAbsent(leader, address ->
         MetasrvClient.forwarding(URI.create("grpc://" + address), allocator)));
+  }
+
+  /**
+   * Runs {@code call} on this replica's catalog while it leads (the term cannot end meanwhile).
+   *
+   * @throws dev.lake.catalog.RegistryUnavailableException if this replica does not lead, naming
+   *     the leader if one is known; nothing changed
+   */
+  <T> T runLeading(Function<Catalog, T> call) {
+    return leadingOr(call, () -> {
+      String leader = leaderAddress;
+      throw new dev.lake.catalog.RegistryUnavailableException("this Metasrv replica ("
+          + election.holder() + ") does not lead the registry; "
+          + (leader == null || leader.equals(selfAddress) ? "no leader is known yet, retry shortly"
+              : "the leader is " + leader));
+    });
+  }
+
+  /** {@code call} on the catalog while this replica leads (its term cannot end meanwhile), else {@code otherwise}. */
+  private <T> T leadingOr(Function<Catalog, T> call, java.util.function.Supplier<T> otherwise) {
+    term.readLock().lock();
+    try {
+      Catalog local = catalog;
+      if (local != null) {
+        return call.apply(local);
+      }
+    } finally {
+      term.readLock().unlock();
+    }
+    return otherwise.get();
   }
 
   private void stepDown() {

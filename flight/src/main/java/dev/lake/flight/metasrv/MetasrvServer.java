@@ -147,6 +147,21 @@ public final class MetasrvServer implements AutoCloseable {
         leadership.isLeader() ? "leader" : "follower");
   }
 
+  /**
+   * Runs {@code call} on the registry's catalog while this replica leads it, for the Lance
+   * Namespace REST binding, which needs the authority itself; a follower refuses.
+   *
+   * @throws dev.lake.catalog.RegistryUnavailableException if this replica does not lead (or has
+   *     not started)
+   */
+  public <T> T withLeaderCatalog(java.util.function.Function<dev.lake.catalog.Catalog, T> call) {
+    Leadership current = leadership;
+    if (current == null) {
+      throw new dev.lake.catalog.RegistryUnavailableException("this Metasrv replica has not started");
+    }
+    return current.runLeading(call);
+  }
+
   /** The bound port. */
   public synchronized int port() {
     if (http == null) {

@@ -199,4 +199,36 @@ class MetasrvReplicasTest {
     assertTrue(b.isLeader());
     assertEquals(List.of(), client(b).snapshot().namespaces());
   }
+
+  @Test
+  void theLanceRestApiIsServedByTheLeaderAndAFollowerAnswersUnavailableNamingIt() throws Exception {
+    MetasrvServer a = replica("a", MetasrvFixture.FAST_LEASE);
+    MetasrvServer b = replica("b", MetasrvFixture.FAST_LEASE);
+    MetasrvFixture.await("b to see a as leader",
+        () -> b.leaderAddress().equals(Optional.of("127.0.0.1:" + a.port())));
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.util.function.Function<MetasrvServer, Integer> rest = server -> open(
+        dev.lake.flight.lancerest.LanceRestServer.start(new dev.lake.flight.lancerest.LanceRestServer.Access() {
+          @Override
+          public <T> T apply(java.util.function.Function<dev.lake.catalog.LanceNamespaces, T> operation) {
+            return server.withLeaderCatalog(c -> operation.apply(new dev.lake.catalog.LanceNamespaces(c, l -> Map.of())));
+          }
+        }, "127.0.0.1", 0, Duration.ofSeconds(1))).port();
+    int atLeader = rest.apply(a);
+    int atFollower = rest.apply(b);
+    java.net.http.HttpResponse<String> refused = http.send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + atFollower + "/v1/namespace/robots/create"))
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(503, refused.statusCode(), refused.body());
+    assertTrue(refused.body().contains("\"code\":17") && refused.body().contains("127.0.0.1:" + a.port()),
+        refused.body());
+    assertEquals(List.of(), client(a).snapshot().namespaces(), "the follower changed nothing");
+    java.net.http.HttpResponse<String> created = http.send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + atLeader + "/v1/namespace/robots/create"))
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(201, created.statusCode(), created.body());
+    assertEquals(List.of("robots"), client(b).snapshot().namespaces());
+  }
 }
