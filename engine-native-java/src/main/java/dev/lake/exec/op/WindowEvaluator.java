@@ -41,6 +41,10 @@ final class WindowEvaluator {
 
   /** Sorted position → input row. */
   private int[] ord;
+  /** The sort's packed keys by sorted position, or null (see {@link WindowSort.Sorted}). */
+  private long[] packed;
+  /** The low bits of {@link #packed} that hold the order keys. */
+  private int orderBits;
   /** Partition boundaries: partition p is sorted positions [parts[p], parts[p + 1]). */
   private int[] parts;
   private int partCount;
@@ -91,7 +95,10 @@ final class WindowEvaluator {
       keys.add(new WindowSort.Key(columns.apply(k.column()), k.descending(), k.nullsFirst()));
     }
     budget.charge(4L * n);
-    ord = WindowSort.sort(rows, keys, budget);
+    WindowSort.Sorted sorted = WindowSort.sort(rows, keys, group.partition().length, budget);
+    ord = sorted.ord();
+    packed = sorted.packed();
+    orderBits = sorted.trailingBits();
   }
 
   /** Compares input rows {@code a} and {@code b} of {@code col}; NULLs first or last, and equal to each other. */
@@ -130,6 +137,15 @@ final class WindowEvaluator {
     return true;
   }
 
+  private static boolean noDoubles(Col[] cols) {
+    for (Col c : cols) {
+      if (c instanceof Col.Doubles) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private void boundaries() {
     Col[] partition = new Col[group.partition().length];
     for (int i = 0; i < partition.length; i++) {
@@ -145,12 +161,18 @@ final class WindowEvaluator {
     int[] bounds = new int[n + 1];
     int count = 0;
     int peer = 0;
+    // Neighbours compared on their packed sort keys read the keys in order; compared on their
+    // columns they read two random rows each. Doubles differ there: -0.0 and 0.0 are peers.
+    long[] keys = noDoubles(partition) && noDoubles(order) ? packed : null;
+    long partitionMask = orderBits >= 64 ? 0 : -1L << orderBits;
     for (int g = 0; g < n; g++) {
-      boolean newPartition = g == 0 || !same(partition, ord[g - 1], ord[g]);
+      boolean newPartition = g == 0 || (keys != null
+          ? ((keys[g - 1] ^ keys[g]) & partitionMask) != 0
+          : !same(partition, ord[g - 1], ord[g]));
       if (newPartition) {
         bounds[count++] = g;
       }
-      if (newPartition || !same(order, ord[g - 1], ord[g])) {
+      if (newPartition || (keys != null ? keys[g - 1] != keys[g] : !same(order, ord[g - 1], ord[g]))) {
         for (int j = peer; j < g; j++) {
           peerEnd[j] = g;
         }
@@ -164,6 +186,7 @@ final class WindowEvaluator {
     bounds[count] = n;
     parts = bounds;
     partCount = count;
+    packed = null;
   }
 
   // ------------------------------------------------------------------ frames

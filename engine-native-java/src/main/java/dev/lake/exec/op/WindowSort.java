@@ -30,18 +30,45 @@ final class WindowSort {
   private WindowSort() {}
 
   /**
+   * The rows in the keys' order and, when every key's normalized bits fit one {@code long}, the
+   * packed key of each sorted position: two positions hold equal packed keys exactly when their
+   * rows agree on every key ({@code NULL}s equal, doubles by {@link Double#compare}), and equal
+   * bits above the lowest {@code trailingBits} exactly when they agree on the leading keys.
+   *
+   * @param packed null when the keys took more than one {@code long}, or when fewer than two rows
+   *     or no key tells the rows apart
+   */
+  record Sorted(int[] ord, long[] packed, int trailingBits) {}
+
+  /**
    * @param rows input rows in ascending order
    * @param keys most significant first
    * @return {@code rows} in the keys' order, equal keys in input order
    */
   static int[] sort(int[] rows, List<Key> keys, HeapBudget budget) {
+    return sort(rows, keys, keys.size(), budget).ord();
+  }
+
+  /**
+   * As {@link #sort(int[], List, HeapBudget)}, keeping the packed keys when they fit one
+   * {@code long}, with {@link Sorted#trailingBits} the bits of the keys after the first
+   * {@code leading} (a window's partition keys).
+   */
+  static Sorted sort(int[] rows, List<Key> keys, int leading, HeapBudget budget) {
     int m = rows.length;
     List<Normalized> normalized = new ArrayList<>();
-    for (Key k : keys) {
-      normalize(k, rows, normalized, budget);
+    int trailingBits = 0;
+    for (int k = 0; k < keys.size(); k++) {
+      int before = normalized.size();
+      normalize(keys.get(k), rows, normalized, budget);
+      if (k >= leading) {
+        for (Normalized added : normalized.subList(before, normalized.size())) {
+          trailingBits += added.bits();
+        }
+      }
     }
     if (normalized.isEmpty() || m < 2) {
-      return rows.clone();
+      return new Sorted(rows.clone(), null, 0);
     }
     budget.charge(24L * m);
     int[] perm = new int[m];
@@ -52,6 +79,7 @@ final class WindowSort {
     long[] packed = new long[m];
     long[] packedTmp = new long[m];
     int[] counts = new int[RADIX];
+    boolean oneSegment = true;
     // Segments of adjacent keys whose bits fit one long, least significant first.
     int last = normalized.size();
     while (last > 0) {
@@ -61,6 +89,7 @@ final class WindowSort {
         first--;
         bits += normalized.get(first).bits();
       }
+      oneSegment &= first == 0 && last == normalized.size();
       List<Normalized> segment = normalized.subList(first, last);
       gather(segment, perm, packed);
       for (int shift = 0; shift < bits; shift += RADIX_BITS) {
@@ -79,7 +108,8 @@ final class WindowSort {
     for (int i = 0; i < m; i++) {
       ord[i] = rows[perm[i]];
     }
-    return ord;
+    // packed[i] is the key of perm[i] after every pass, so of ord[i].
+    return new Sorted(ord, oneSegment ? packed : null, trailingBits);
   }
 
   /** The packed keys of {@code segment} (most significant first) at each position of {@code perm}. */

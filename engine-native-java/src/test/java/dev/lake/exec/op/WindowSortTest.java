@@ -1,8 +1,11 @@
 package dev.lake.exec.op;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.exec.Col;
+import dev.lake.exec.Cols;
 import dev.lake.exec.HeapBudget;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,5 +98,52 @@ class WindowSortTest {
         assertArrayEquals(reference(rows, keys), WindowSort.sort(rows, keys, budget), keys.toString());
       }
     }
+  }
+
+  private static boolean agree(List<WindowSort.Key> keys, int a, int b) {
+    for (WindowSort.Key k : keys) {
+      if (!Cols.equal(k.col(), a, k.col(), b)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Test
+  void packedKeysOfNeighboursAreEqualExactlyWhenTheirRowsAgreeOnAllKeysAndOnTheLeadingOnes() {
+    Random random = new Random(1818);
+    long[] small = {-3, 0, 7, 1000};
+    long[] spread = {-40_000_000_000_000L, 12, 99_999_999_999_999L, 1L << 40};
+    long[] wide = {Long.MIN_VALUE, Long.MAX_VALUE, -1, 0, 1};
+    int checked = 0;
+    try (RootAllocator allocator = new RootAllocator(); HeapBudget budget = new HeapBudget(allocator, "test")) {
+      for (int round = 0; round < 80; round++) {
+        List<Col> pool = List.of(longs(random, small), longs(random, spread), longs(random, wide),
+            strings(random), bools(random));
+        List<WindowSort.Key> keys = new ArrayList<>();
+        int count = 1 + random.nextInt(3);
+        for (int k = 0; k < count; k++) {
+          keys.add(new WindowSort.Key(pool.get(random.nextInt(pool.size())), random.nextBoolean(),
+              random.nextBoolean()));
+        }
+        int leading = random.nextInt(count + 1);
+        int[] rows = java.util.stream.IntStream.range(0, ROWS).filter(i -> random.nextInt(3) > 0).toArray();
+        WindowSort.Sorted sorted = WindowSort.sort(rows, keys, leading, budget);
+        assertArrayEquals(reference(rows, keys), sorted.ord(), keys.toString());
+        if (sorted.packed() == null) {
+          continue;
+        }
+        checked++;
+        long mask = sorted.trailingBits() >= 64 ? 0 : -1L << sorted.trailingBits();
+        for (int g = 1; g < rows.length; g++) {
+          int a = sorted.ord()[g - 1];
+          int b = sorted.ord()[g];
+          assertEquals(agree(keys, a, b), sorted.packed()[g - 1] == sorted.packed()[g], keys + " at " + g);
+          assertEquals(agree(keys.subList(0, leading), a, b),
+              ((sorted.packed()[g - 1] ^ sorted.packed()[g]) & mask) == 0, keys + " leading " + leading + " at " + g);
+        }
+      }
+    }
+    assertTrue(checked > 40, "rounds whose keys fit one long: " + checked);
   }
 }
