@@ -659,6 +659,13 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
         LOG.log(System.Logger.Level.WARNING, "cannot refresh the catalog from the registry"
             + " authority; serving the last snapshot", e);
       }
+    } catch (Error e) {
+      // Thrown out of a scheduled task it would end every later refresh, silently: the view
+      // would stay at this snapshot for good. Report it and let the next refresh try.
+      refreshFailures.incrementAndGet();
+      failing = true;
+      LOG.log(System.Logger.Level.ERROR, "a catalog refresh failed unexpectedly; the next one"
+          + " retries", e);
     }
   }
 }

@@ -355,6 +355,28 @@ class CatalogCacheTest {
     }
   }
 
+  /** A scheduled task that throws is never run again: an Error must not end the refreshes. */
+  @Test
+  void anErrorInOneRefreshDoesNotStopTheRefreshes() throws Exception {
+    CatalogCache cache = CatalogCache.start(authority, Map.of("log", log), Duration.ofMillis(10));
+    caches.add(cache);
+    authority.duringNextRefresh(() -> {
+      throw new LinkageError("injected into one refresh");
+    });
+    await("the refresh that failed", () -> cache.stats().refreshFailures() >= 1);
+    catalog.create(EPISODES, IDS, "log");
+    await("a later refresh", () -> !cache.tables("robots").isEmpty());
+  }
+
+  private static void await(String what, java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertTrue(System.nanoTime() < deadline, "waited 60 s for " + what);
+      Thread.sleep(10);
+    }
+  }
+
   @Test
   void directoryGenerationMovesOnShapeChangesOnly() throws Exception {
     CatalogCache cache = cache();
