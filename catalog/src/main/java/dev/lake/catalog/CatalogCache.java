@@ -252,7 +252,9 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
       Optional<RegistrySnapshot> fresh = held == null
           ? Optional.of(authority.snapshot())
           : authority.snapshotIfChanged(held.generation());
-      refreshes.incrementAndGet();
+      if (newMissBudget) {
+        refreshes.incrementAndGet(); // one asked for by a missing name is an authority call
+      }
       confirmedAtNanos = System.nanoTime();
       boolean changed;
       synchronized (lock) {
