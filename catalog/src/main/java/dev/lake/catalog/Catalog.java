@@ -68,7 +68,10 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   private final ConcurrentHashMap<TableIdent, ReentrantLock> writeLocks = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<UUID, TableHandle> handles = new ConcurrentHashMap<>();
   private final Object namespaceLock = new Object();
-  /** Visible changes made by this authority since it opened: the low half of the generation. */
+  /**
+   * Attempts at visible records (see {@link VisibleWrites}) since this authority opened: the low
+   * half of the generation.
+   */
   private final AtomicLong changes = new AtomicLong();
   private volatile long authoritySeed;
   private final Object expiryLock = new Object();
@@ -77,7 +80,8 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   private Optional<String> maintenanceCursor = Optional.empty();
 
   private Catalog(MetaStore store, Map<String, TableEngine> engines, CatalogSettings settings) {
-    this.store = store;
+    // Every attempt at a record a snapshot shows moves the generation (see VisibleWrites).
+    this.store = new VisibleWrites(store, changes::incrementAndGet);
     this.engines = Map.copyOf(engines);
     this.placement = settings.placement();
     this.settings = settings;
@@ -254,9 +258,12 @@ public final class Catalog implements TableRegistry, AutoCloseable {
   /**
    * The registry generation: moves on every change a reader of {@link #snapshot()} could see
    * (namespace or table created or dropped, table replaced, version appended or made by
-   * maintenance), and on nothing else. It costs no store access: the high 32 bits are this
-   * authority's number, taken from {@code gen/authority} by one compare-and-set at {@link #open}
-   * (so above every predecessor's), the low 32 bits count the changes this authority made.
+   * maintenance), also when the write's outcome was unknown to the catalog (its reply lost), and
+   * otherwise only on attempts that changed nothing (a lost compare-and-set). It costs no store
+   * access: the high 32 bits are this authority's number, taken from {@code gen/authority} by one
+   * compare-and-set at {@link #open} (so above every predecessor's), the low 32 bits count the
+   * attempts this authority made at the records a snapshot shows, each counted once it returned
+   * or failed (so after the store applied it).
    */
   public long generation() {
     return (authoritySeed << 32) + changes.get();
@@ -1093,11 +1100,13 @@ public final class Catalog implements TableRegistry, AutoCloseable {
         return Optional.empty();
       }
       if (entry.get().version().compareTo(version) >= 0) {
+        // Already there: an earlier attempt's write whose reply was lost may have landed after
+        // that attempt gave up, so move the generation again rather than trust the count.
+        changes.incrementAndGet();
         return entry;
       }
       TableEntry moved = entry.get().withVersion(version);
       if (store.compareAndSet(key, bytes, RegistryCodec.encode(moved))) {
-        changes.incrementAndGet();
         return Optional.of(moved);
       }
     }
@@ -1326,7 +1335,6 @@ public final class Catalog implements TableRegistry, AutoCloseable {
 
   private void bumpDirectoryGeneration() {
     increment(RegistryCodec.DIRECTORY_GENERATION);
-    changes.incrementAndGet();
   }
 
   private long increment(String key) {

@@ -154,6 +154,7 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
   // End guarded by lock.
   private final ConcurrentHashMap<UUID, Reader> readers = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<TableIdent, Boolean> asked = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Boolean> askedNamespaces = new ConcurrentHashMap<>();
   private final AtomicInteger missLookupsLeft = new AtomicInteger(MISS_LOOKUPS_PER_REFRESH);
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
@@ -236,6 +237,11 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
    * @throws RegistryUnavailableException if the authority cannot be reached; the view is kept
    */
   public boolean refresh() {
+    return refresh(true);
+  }
+
+  /** A refresh; {@code newMissBudget} also ends the negative caching of names asked for. */
+  private boolean refresh(boolean newMissBudget) {
     synchronized (refreshLock) {
       long started;
       RegistrySnapshot held;
@@ -246,7 +252,9 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
       Optional<RegistrySnapshot> fresh = held == null
           ? Optional.of(authority.snapshot())
           : authority.snapshotIfChanged(held.generation());
-      refreshes.incrementAndGet();
+      if (newMissBudget) {
+        refreshes.incrementAndGet(); // one asked for by a missing name is an authority call
+      }
       confirmedAtNanos = System.nanoTime();
       boolean changed;
       synchronized (lock) {
@@ -256,8 +264,11 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
         droppedNamespaces.values().removeIf(sequence -> sequence < started);
         changed = rebuild();
       }
-      asked.clear();
-      missLookupsLeft.set(MISS_LOOKUPS_PER_REFRESH);
+      if (newMissBudget) {
+        asked.clear();
+        askedNamespaces.clear();
+        missLookupsLeft.set(MISS_LOOKUPS_PER_REFRESH);
+      }
       View current = view;
       if (current != null) {
         retireReaders(current); // also those a reader opened while its incarnation was leaving
@@ -292,14 +303,35 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
   }
 
   /**
-   * Whether the namespace exists in the view.
+   * Whether the namespace exists in the view. A namespace the view lacks (one another replica has
+   * just created) is asked for by one refresh, under the same bounds as {@link #lookup}'s missing
+   * tables: once per name between periodic refreshes, within their budget; an authority that
+   * cannot be reached then answers "absent".
    *
    * @throws InvalidNameException if it is not an identifier
    * @throws RegistryUnavailableException if the cache is not ready
    */
   public boolean namespaceExists(String namespace) {
     TableIdent.checkIdentifier("namespace", namespace);
+    if (view().namespaceSet().contains(namespace)) {
+      return true;
+    }
+    if (askedNamespaces.containsKey(namespace) || !spendMissLookup()
+        || askedNamespaces.putIfAbsent(namespace, Boolean.TRUE) != null) {
+      return false;
+    }
+    try {
+      authorityCalls.increment();
+      refresh(false);
+    } catch (RegistryUnavailableException e) {
+      return false;
+    }
     return view().namespaceSet().contains(namespace);
+  }
+
+  /** Takes one authority look-up of a missing name from this refresh's budget, if any is left. */
+  private boolean spendMissLookup() {
+    return missLookupsLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
   }
 
   /**
@@ -329,7 +361,7 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
       return Optional.of(entry);
     }
     misses.increment();
-    if (asked.containsKey(ident) || missLookupsLeft.getAndUpdate(n -> Math.max(0, n - 1)) == 0
+    if (asked.containsKey(ident) || !spendMissLookup()
         || asked.putIfAbsent(ident, Boolean.TRUE) != null) {
       return Optional.empty();
     }
@@ -659,6 +691,13 @@ public final class CatalogCache implements TableRegistry, AutoCloseable {
         LOG.log(System.Logger.Level.WARNING, "cannot refresh the catalog from the registry"
             + " authority; serving the last snapshot", e);
       }
+    } catch (Error e) {
+      // Thrown out of a scheduled task it would end every later refresh, silently: the view
+      // would stay at this snapshot for good. Report it and let the next refresh try.
+      refreshFailures.incrementAndGet();
+      failing = true;
+      LOG.log(System.Logger.Level.ERROR, "a catalog refresh failed unexpectedly; the next one"
+          + " retries", e);
     }
   }
 }

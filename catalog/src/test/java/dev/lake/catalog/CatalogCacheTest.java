@@ -298,6 +298,85 @@ class CatalogCacheTest {
         "the refused append wrote nothing");
   }
 
+  /**
+   * The stale replica of the failover campaign: the registry write that advances the pointer is
+   * applied but its reply is lost, the writer retries with the same operation id and gets the
+   * version. Another replica, whose snapshot predates the append, must see it at its next
+   * refresh: the authority's generation moved although its own write "failed".
+   */
+  @Test
+  void anAppendWhosePointerWriteLostItsReplyStillMovesTheGenerationForOtherReplicas()
+      throws Exception {
+    FaultyMetaStore faulty = new FaultyMetaStore(store);
+    try (Catalog authority = Catalog.open(faulty, Map.of("log", log), dir.resolve("warehouse"))) {
+      authority.create(EPISODES, IDS, "log");
+      CatalogCache writer = CatalogCache.unscheduled(authority, Map.of("log", log));
+      CatalogCache other = CatalogCache.unscheduled(authority, Map.of("log", log));
+      caches.add(writer);
+      caches.add(other);
+      AppendOperation operation = operation();
+      // Writes of an append: record reserved, record engine_committed, pointer, record committed.
+      faulty.failWrite(3, FaultyMetaStore.Mode.AFTER);
+      try (RecordBatchReader reader = rows(0, 3)) {
+        assertThrows(dev.lake.metastore.MetaStoreException.class,
+            () -> writer.append(EPISODES, Optional.empty(), operation, reader));
+      }
+      assertTrue(faulty.failed());
+      assertEquals(1, authority.lookup(EPISODES).orElseThrow().version().number(),
+          "the pointer write was applied");
+      TableEntry retried;
+      try (RecordBatchReader reader = rows(0, 3)) {
+        retried = writer.append(EPISODES, Optional.empty(), operation, reader);
+      }
+      assertEquals(1, retried.version().number(), "the retry got the original version");
+      assertEquals(retried, writer.lookup(EPISODES).orElseThrow());
+      other.refresh();
+      assertEquals(retried, other.lookup(EPISODES).orElseThrow(),
+          "the other replica's refresh was answered 'not modified'");
+      assertEquals(3, other.readHandle(EPISODES).orElseThrow().latestSnapshot().rowCount());
+    }
+  }
+
+  /** A registry write that failed before it reached the store also moves it: it may land late. */
+  @Test
+  void aCreateWhoseRegistryWriteFailedWithUnknownOutcomeIsSeenByTheNextRefresh() throws Exception {
+    FaultyMetaStore faulty = new FaultyMetaStore(store);
+    try (Catalog authority = Catalog.open(faulty, Map.of("log", log), dir.resolve("warehouse"))) {
+      CatalogCache other = CatalogCache.unscheduled(authority, Map.of("log", log));
+      caches.add(other);
+      long before = authority.generation();
+      faulty.failWrite(1, FaultyMetaStore.Mode.AFTER);
+      assertThrows(dev.lake.metastore.MetaStoreException.class,
+          () -> authority.create(EPISODES, IDS, "log"));
+      assertNotEquals(before, authority.generation());
+      other.refresh();
+      assertEquals(authority.lookup(EPISODES), other.lookup(EPISODES));
+      assertTrue(other.lookup(EPISODES).isPresent());
+    }
+  }
+
+  /** A scheduled task that throws is never run again: an Error must not end the refreshes. */
+  @Test
+  void anErrorInOneRefreshDoesNotStopTheRefreshes() throws Exception {
+    CatalogCache cache = CatalogCache.start(authority, Map.of("log", log), Duration.ofMillis(10));
+    caches.add(cache);
+    authority.duringNextRefresh(() -> {
+      throw new LinkageError("injected into one refresh");
+    });
+    await("the refresh that failed", () -> cache.stats().refreshFailures() >= 1);
+    catalog.create(EPISODES, IDS, "log");
+    await("a later refresh", () -> !cache.tables("robots").isEmpty());
+  }
+
+  private static void await(String what, java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertTrue(System.nanoTime() < deadline, "waited 60 s for " + what);
+      Thread.sleep(10);
+    }
+  }
+
   @Test
   void directoryGenerationMovesOnShapeChangesOnly() throws Exception {
     CatalogCache cache = cache();

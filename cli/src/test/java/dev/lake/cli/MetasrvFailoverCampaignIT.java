@@ -76,10 +76,14 @@ class MetasrvFailoverCampaignIT {
             "--data-dir", dir.resolve("query-fresh").toString()));
         verify(queries.get(2), rounds);
         for (LakeProcess q : queries.subList(0, 2)) {
-          q.output().stream().filter(l -> l.contains("ERROR") || l.contains("Exception"))
+          q.output().stream().filter(l -> l.contains("ERROR") || l.contains("WARN")
+                  || l.contains("Exception"))
               .limit(10).forEach(l -> System.out.println("campaign: query " + q.port() + ": " + l));
         }
+        // Every replica that ran through the campaign converges too: it sees every acknowledged
+        // id, the other replica's included, within its refresh (a generous deadline here).
         for (LakeProcess q : queries.subList(0, 2)) {
+          converges(q);
           assertEquals(List.of(), twice(q), "ids present more than once through " + q.port());
         }
       } finally {
@@ -204,6 +208,26 @@ class MetasrvFailoverCampaignIT {
           failedIds.keySet().stream().filter(present::contains).count());
       failedIds.values().stream().distinct().limit(5)
           .forEach(m -> System.out.println("campaign: a failed insert: " + m));
+    }
+  }
+
+  /** Waits (generously) until {@code query} shows every acknowledged id; fails naming the missing. */
+  private void converges(LakeProcess query) throws Exception {
+    try (Connection connection = DriverManager.getConnection(query.jdbcUrl());
+        Statement s = connection.createStatement()) {
+      Set<Long> seen;
+      long deadline = System.currentTimeMillis() + TimeUnit.SECONDS.toMillis(90);
+      do {
+        seen = ids(s);
+        Thread.sleep(200);
+      } while (!seen.containsAll(ackedIds) && System.currentTimeMillis() < deadline);
+      Set<Long> lost = new java.util.TreeSet<>(ackedIds);
+      lost.removeAll(seen);
+      assertEquals(Set.of(), lost, "a replica that ran through the campaign never converged:"
+          + " acknowledged ids not visible through query " + query.port() + " (writers 0,2 use"
+          + " query 0, 1,3 query 1); ack order " + lost.stream().map(ackOrder::get).toList()
+          + "; " + kills + "; its log:\n" + String.join("\n", query.output().subList(
+              Math.max(0, query.output().size() - 40), query.output().size())));
     }
   }
 

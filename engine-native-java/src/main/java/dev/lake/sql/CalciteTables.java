@@ -99,18 +99,11 @@ final class CalciteTables {
 
       @Override
       protected Map<String, Schema> getSubSchemaMap() {
-        Map<String, Schema> schemas = new LinkedHashMap<>();
-        for (String schema : catalog.schemaNames()) {
-          schemas.put(schema, schema(schema));
-        }
+        Map<String, Schema> schemas = new SchemaMap();
         schemas.putIfAbsent(SqlCatalog.LAKE, new AbstractSchema() {
           @Override
           protected Map<String, Schema> getSubSchemaMap() {
-            Map<String, Schema> inner = new LinkedHashMap<>();
-            for (String schema : catalog.schemaNames()) {
-              inner.put(schema, schema(schema));
-            }
-            return inner;
+            return new SchemaMap();
           }
         });
         return schemas;
@@ -126,9 +119,40 @@ final class CalciteTables {
         for (String table : catalog.tableNames(schema)) {
           tables.put(table, schema);
         }
-        return new TableMap(tables, name -> name.contains(VERSION_MARK) ? schema : null);
+        // A name the listing lacks (versioned, or created through another replica since the
+        // listing was taken) is asked for: the catalog resolves it or answers absent.
+        return new TableMap(tables, name -> schema);
       }
     };
+  }
+
+  /**
+   * The catalog's schemas by name; a name its listing lacks is asked for once per planning run
+   * ({@link SqlCatalog#schemaExists}), so a schema created through another replica resolves.
+   */
+  private final class SchemaMap extends LinkedHashMap<String, Schema> {
+    private static final long serialVersionUID = 1L;
+    private final Map<String, Boolean> asked = new HashMap<>();
+
+    SchemaMap() {
+      for (String schema : catalog.schemaNames()) {
+        super.put(schema, schema(schema));
+      }
+    }
+
+    @Override
+    public Schema get(Object key) {
+      Schema known = super.get(key);
+      if (known != null || !(key instanceof String name)) {
+        return known;
+      }
+      return asked.computeIfAbsent(name, catalog::schemaExists) ? schema(name) : null;
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return get(key) != null;
+    }
   }
 
   /**

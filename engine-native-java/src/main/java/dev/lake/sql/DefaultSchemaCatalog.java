@@ -25,6 +25,11 @@ sealed class DefaultSchemaCatalog implements SqlCatalog permits DefaultSchemaWri
   }
 
   @Override
+  public boolean schemaExists(String schema) {
+    return catalog.schemaExists(schema);
+  }
+
+  @Override
   public List<String> tableNames(String schema) {
     return catalog.tableNames(schema);
   }

@@ -24,11 +24,6 @@ final class DefaultSchemaWritableCatalog extends DefaultSchemaCatalog
   }
 
   @Override
-  public boolean schemaExists(String schema) {
-    return catalog.schemaExists(schema);
-  }
-
-  @Override
   public void dropSchema(String schema, boolean cascade) {
     catalog.dropSchema(schema, cascade);
   }

@@ -175,6 +175,11 @@ final class PlanCache {
     }
 
     @Override
+    public boolean schemaExists(String schema) {
+      return catalog.schemaExists(schema);
+    }
+
+    @Override
     public List<String> tableNames(String schema) {
       return catalog.tableNames(schema);
     }

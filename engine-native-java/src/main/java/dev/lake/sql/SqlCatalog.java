@@ -17,6 +17,16 @@ public interface SqlCatalog {
 
   List<String> schemaNames();
 
+  /**
+   * Whether a schema exists. A catalog whose listing may lag behind another writer (a Query
+   * replica's cache) resolves a name its listing lacks here, as {@link #openTable} does for a
+   * table; planning asks this for every schema a statement names that {@link #schemaNames()}
+   * does not hold.
+   */
+  default boolean schemaExists(String schema) {
+    return schemaNames().contains(schema);
+  }
+
   /** Table names of {@code schema}; empty if the schema does not exist. */
   List<String> tableNames(String schema);
 

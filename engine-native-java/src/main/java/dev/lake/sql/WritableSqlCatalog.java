@@ -25,11 +25,6 @@ public interface WritableSqlCatalog extends SqlCatalog {
   /** Creates an empty schema. */
   void createSchema(String schema);
 
-  /** Whether a schema exists, empty or not. */
-  default boolean schemaExists(String schema) {
-    return schemaNames().contains(schema);
-  }
-
   /**
    * Drops a schema: RESTRICT refuses one that holds tables (NOT_EMPTY), CASCADE drops its tables
    * first.

@@ -2,6 +2,7 @@ package dev.lake.flight;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.catalog.CatalogCache;
 import dev.lake.catalog.CountingRegistry;
@@ -89,7 +90,61 @@ class FlightCatalogCacheTest {
     assertEquals(2, count("SELECT count(*) FROM lab.t"));
   }
 
+  /**
+   * Two replicas over one authority, neither refreshing on a schedule: what one creates, the
+   * other resolves at its first use (a missing name is asked for once before NOT_FOUND), and a
+   * flood of names that do not exist stays bounded.
+   */
+  @Test
+  void whatAnotherReplicaCreatedResolvesAtItsFirstUseAndUnknownNamesStayBounded()
+      throws Exception {
+    CatalogCache otherCache = CatalogCache.unscheduled(authority, lake.engines);
+    LakeFlightServer otherServer = LakeFlightServer.builder().registry(otherCache)
+        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(otherCache))).allocator(lake.root).build();
+    otherServer.start();
+    try (FlightSqlClient other = new FlightSqlClient(FlightClient.builder(
+        lake.clientAllocator(), Location.forGrpcInsecure("127.0.0.1", otherServer.port())).build())) {
+      client.executeUpdate("CREATE SCHEMA lab");
+      client.executeUpdate("CREATE TABLE lab.t (id BIGINT NOT NULL)");
+      assertEquals(1, other.executeUpdate("INSERT INTO lab.t VALUES (1)"), "INSERT at once");
+      assertEquals(1, count(other, "SELECT count(*) FROM lab.t"));
+      client.executeUpdate("CREATE TABLE lab.u (id BIGINT NOT NULL)");
+      assertEquals(0, count(other, "SELECT count(*) FROM lab.u"), "SELECT at once");
+      client.executeUpdate("CREATE SCHEMA fresh");
+      other.executeUpdate("CREATE TABLE fresh.v (id BIGINT NOT NULL)");
+      assertEquals(0, count(client, "SELECT count(*) FROM fresh.v"));
+
+      int before = authority.calls.get();
+      // 20 rounds: Netty's HTTP/2 server closes a connection after 200 reset streams.
+      for (int i = 0; i < 20; i++) {
+        for (String missing : List.of("SELECT * FROM lab.nope", "SELECT * FROM nowhere.t",
+            "INSERT INTO lab.nope VALUES (1)", "CREATE TABLE nowhere.t (id BIGINT)")) {
+          FlightRuntimeException refused = assertThrows(FlightRuntimeException.class,
+              () -> {
+                if (missing.startsWith("SELECT")) {
+                  other.execute(missing);
+                } else {
+                  other.executeUpdate(missing);
+                }
+              }, missing);
+          assertEquals(FlightStatusCode.NOT_FOUND, refused.status().code(), missing + ": " + refused);
+        }
+      }
+      assertTrue(authority.calls.get() - before <= 2, "a flood of unknown names reached the"
+          + " authority " + (authority.calls.get() - before) + " times");
+      otherCache.refresh();
+      assertEquals(1, count(other, "SELECT count(*) FROM lab.t"));
+    } finally {
+      otherServer.close();
+      otherCache.close();
+    }
+  }
+
   private long count(String sql) throws Exception {
+    return count(client, sql);
+  }
+
+  private static long count(FlightSqlClient client, String sql) throws Exception {
     FlightInfo info = client.execute(sql);
     try (FlightStream stream = client.getStream(info.getEndpoints().getFirst().getTicket())) {
       stream.next();

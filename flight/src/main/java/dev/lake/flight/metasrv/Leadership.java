@@ -53,6 +53,8 @@ final class Leadership implements AutoCloseable {
   private final ScheduledThreadPoolExecutor maintenanceLoop;
   private final Maintenance maintenance;
   private volatile Catalog catalog;
+  /** The lease epoch {@link #catalog} was opened (took over) under. */
+  private volatile long catalogEpoch;
   private volatile String leaderAddress;
   private volatile boolean closed;
 
@@ -156,9 +158,18 @@ final class Leadership implements AutoCloseable {
       return;
     }
     try {
-      if (election.campaign().isPresent()) {
+      Optional<dev.lake.metastore.lease.Lease> lease = election.campaign();
+      if (lease.isPresent()) {
         leaderAddress = selfAddress;
+        if (catalog != null && catalogEpoch != lease.get().epoch()) {
+          // The lease lapsed and was taken again (no step saw it go): another leader may have
+          // written in between, so the catalog's generation and state are not the registry's.
+          LOG.info("{} took the lease again with epoch {}; taking over afresh",
+              election.holder(), lease.get().epoch());
+          stepDown();
+        }
         if (catalog == null) {
+          catalogEpoch = lease.get().epoch();
           catalog = Catalog.open(new GuardedMetaStore(store, election), engines, warehouse);
           LOG.info("{} leads the registry", election.holder());
         }
@@ -200,8 +211,13 @@ final class Leadership implements AutoCloseable {
    * Runs {@code call} against the registry: the local catalog when leading, else the leader
    * through a forwarding client (unless {@code forwarded}: a call is forwarded at most once).
    *
-   * @throws MetasrvStatus.NoLeaderException if no leader is known or this replica was forwarded
-   *     a call it cannot serve; nothing changed
+   * <p>Reads too are served by the local catalog only while its lease is valid by this
+   * replica's clock: a leader whose lease lapsed unseen by its election step may have a
+   * successor, and its in-memory generation would answer "not modified" over the successor's
+   * changes.
+   *
+   * @throws MetasrvStatus.NoLeaderException if no leader is known, this replica's lease lapsed,
+   *     or it was forwarded a call it cannot serve; nothing changed
    */
   <T> T run(boolean forwarded, Function<TableRegistry, T> call) {
     return leadingOr(call::apply, () -> forward(forwarded, call));
@@ -243,6 +259,10 @@ final class Leadership implements AutoCloseable {
     try {
       Catalog local = catalog;
       if (local != null) {
+        if (election.currentLease().isEmpty()) {
+          throw new MetasrvStatus.NoLeaderException("the lease of this Metasrv replica ("
+              + election.holder() + ") lapsed before it was renewed; retry");
+        }
         return call.apply(local);
       }
     } finally {

@@ -293,9 +293,15 @@ public final class MetasrvServer implements AutoCloseable {
     grpc.callHandler(MetasrvServer.<Flight.Action, Flight.Result>method("DoAction",
         Flight.Action.getDefaultInstance()), this::doAction);
     grpc.callHandler(ServiceMethod.server(SERVICE, "DoPut",
-        GrpcMessageEncoder.<Flight.PutResult>encoder(), FlightIpc.putDecoder()), request ->
-        new AppendCall(Vertx.currentContext(), workers, request, admission, leadership,
-            allocator, config.maxStreamBytes).start());
+        GrpcMessageEncoder.<Flight.PutResult>encoder(), FlightIpc.putDecoder()), request -> {
+          Leadership current = leadership;
+          if (current == null) {
+            MetasrvStatus.toStatus(starting()).answer(request.response());
+            return;
+          }
+          new AppendCall(Vertx.currentContext(), workers, request, admission, current,
+              allocator, config.maxStreamBytes).start();
+        });
     for (String name : new String[] {"GetFlightInfo", "GetSchema", "PollFlightInfo"}) {
       grpc.callHandler(MetasrvServer.<Flight.FlightDescriptor, Flight.FlightInfo>method(name,
           Flight.FlightDescriptor.getDefaultInstance()), request -> unimplemented(request, name));
@@ -346,7 +352,16 @@ public final class MetasrvServer implements AutoCloseable {
     });
   }
 
+  // The listener is bound before the election starts (its port is the lease holder's address).
+  private static MetasrvStatus.NoLeaderException starting() {
+    return new MetasrvStatus.NoLeaderException("this Metasrv replica is starting; retry");
+  }
+
   private byte[] runAction(Flight.Action action, boolean forwarded) {
+    Leadership leadership = this.leadership;
+    if (leadership == null) {
+      throw starting();
+    }
     JsonNode body = action.getBody().isEmpty() ? MetasrvProtocol.object()
         : MetasrvProtocol.parse(action.getBody().toByteArray(), action.getType() + " body");
     ObjectNode result = MetasrvProtocol.object();
