@@ -59,7 +59,7 @@ final class NginxBalancer {
             grpc_read_timeout 1h;
             grpc_send_timeout 1h;
             grpc_buffer_size 1m;
-            grpc_next_upstream error timeout unavailable;
+            grpc_next_upstream error timeout;
             grpc_next_upstream_tries 0;
             location / {
               grpc_pass grpc://lake_query;

@@ -95,6 +95,22 @@ public final class LakeFlightServer implements AutoCloseable {
         r -> r.stats().snapshotAge().map(age -> age.toMillis() / 1000.0).orElse(Double.NaN));
   }
 
+  /**
+   * Vert.x ends an HTTP/2 response that wrote no body with {@code content-length: 0} in its
+   * headers, and the gRPC trailers after them; nginx's {@code grpc_pass} then ends the stream at
+   * the headers and drops the trailers (clients see "missing GRPC status" for a successful call
+   * that returns no messages, such as ClosePreparedStatement). gRPC never needs the header (its
+   * messages are length-prefixed), so it is taken out as the headers go.
+   */
+  private static io.vertx.core.Handler<io.vertx.core.http.HttpServerRequest> withoutContentLength(
+      io.vertx.core.Handler<io.vertx.core.http.HttpServerRequest> calls) {
+    return request -> {
+      io.vertx.core.http.HttpServerResponse response = request.response();
+      response.headersEndHandler(v -> response.headers().remove("content-length"));
+      calls.handle(request);
+    };
+  }
+
   /** The sealer of this server's tickets and handles (tests forge envelopes with it). */
   dev.lake.flight.ticket.TicketSealer sealer() {
     return config.tickets();
@@ -126,7 +142,7 @@ public final class LakeFlightServer implements AutoCloseable {
     HttpServer server = vertx.createHttpServer(new HttpServerOptions()
             .setHost(config.host)
             .setPort(config.port))
-        .requestHandler(metrics.instrument(grpc));
+        .requestHandler(metrics.instrument(withoutContentLength(grpc)));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
