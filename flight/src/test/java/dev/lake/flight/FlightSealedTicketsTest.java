@@ -185,6 +185,29 @@ class FlightSealedTicketsTest {
     assertEquals(20L, single(lake.client(), ticket(lake.client().execute(COUNT))), "server still up");
   }
 
+  @Test
+  void keyRingFileRotationKeepsOldTicketsRedeemableUntilTheirKeyIsRemoved() throws Exception {
+    Path file = directory.resolve("keyring.json");
+    KeyRing first = KeyRing.generate("k1");
+    first.write(file);
+    dev.lake.flight.ticket.KeyRingFile shared = dev.lake.flight.ticket.KeyRingFile.open(file, Duration.ZERO);
+    FlightSqlClient a = replica(sealer(shared, "cluster-r"));
+    FlightSqlClient b = replica(sealer(dev.lake.flight.ticket.KeyRingFile.open(file, Duration.ZERO), "cluster-r"));
+    FlightInfo old = a.execute(COUNT);
+
+    KeyRing rotated = first.rotate("k2");
+    rotated.write(file);
+    FlightInfo fresh = a.execute(COUNT);
+    assertTrue(new String(ticket(fresh).getBytes(), java.nio.charset.StandardCharsets.ISO_8859_1)
+        .contains("k2"), "sealed by the new active key");
+    assertEquals(20L, single(b, ticket(old)), "the old key still verifies while listed");
+    assertEquals(20L, single(b, ticket(fresh)));
+
+    rotated.retire("k1").write(file);
+    assertStatus(FlightStatusCode.UNAUTHENTICATED, "'k1'", () -> single(b, ticket(old)));
+    assertEquals(20L, single(b, ticket(fresh)));
+  }
+
   private void append(long from, int rows) throws Exception {
     try (ArrowStreamReader batches = IngestData.stream(lake.clientAllocator(), from, 1, rows)) {
       lake.registry.append(EPISODES, Optional.empty(), new AppendOperation("default",
