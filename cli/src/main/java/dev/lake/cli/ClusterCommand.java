@@ -44,7 +44,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Runs a production-shaped lake cluster on loopback until Ctrl-C: dynalite (a DynamoDB",
-      "server, installed under .tools/ when missing), 2 lake metasrv and N lake query.",
+      "server, installed under .tools/ when missing), 2 lake metasrv, N lake query sharing",
+      "<data-dir>/keyring.json, and nginx balancing gRPC over them (when installed).",
       "",
       "Prints the client endpoint and writes <data-dir>/cluster.json naming every process.",
       "Logs go to <data-dir>/logs/. Plaintext, no authentication: loopback only."
@@ -55,6 +56,8 @@ final class ClusterCommand implements Callable<Integer> {
   static final String TABLE = "lake";
   private static final String LEASE_KEY = "lease/metasrv";
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final List<String> ROLES_FRONT_TO_BACK =
+      List.of("balancer", "query", "metasrv", "metastore");
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -115,19 +118,36 @@ final class ClusterCommand implements Callable<Integer> {
       for (Member member : members) {
         awaitListening(member);
       }
+      Path keyRing = keyRing(data);
+      List<String> upstreams = new ArrayList<>();
       for (int i = 1; i <= queries; i++) {
         int port = freePort();
         Path log = logs.resolve("query-" + i + ".log");
         Process process = launch(log, "query", "--data-dir", data.toString(),
             "--host", "127.0.0.1", "--port", Integer.toString(port),
-            "--metasrv", String.join(",", metasrvEndpoints));
+            "--metasrv", String.join(",", metasrvEndpoints),
+            "--key-ring", keyRing.toString(), "--audience", audience(data));
         members.add(new Member("query", process.pid(), port, log, "query-" + i, process));
+        upstreams.add("127.0.0.1:" + port);
       }
       for (Member member : members) {
         awaitListening(member);
       }
-      String endpoint = "grpc://127.0.0.1:" + members.stream()
+      int clientPort = members.stream()
           .filter(m -> m.role().equals("query")).findFirst().orElseThrow().port();
+      if (NginxBalancer.binary().isPresent()) {
+        int port = freePort();
+        Path log = logs.resolve("balancer.log");
+        Process nginx = NginxBalancer.start(data.resolve("balancer"), port, upstreams, log);
+        Member balancer = new Member("balancer", nginx.pid(), port, log, "nginx", nginx);
+        members.add(balancer);
+        awaitListening(balancer);
+        clientPort = port;
+      } else {
+        System.out.println("lake cluster: nginx is not installed (apt-get install nginx):"
+            + " the endpoint is query-1 itself, with no balancer");
+      }
+      String endpoint = "grpc://127.0.0.1:" + clientPort;
       ClusterFile.write(data, members, endpoint);
       System.out.println("lake cluster: " + metasrvs + " metasrv, " + queries
           + " query replicas; logs in " + logs);
@@ -143,6 +163,29 @@ final class ClusterCommand implements Callable<Integer> {
     }
     stopped.await();
     return 0;
+  }
+
+  /**
+   * The cluster's key ring, {@code <data-dir>/keyring.json}, shared by its query replicas:
+   * created (owner-only) on the first start, kept across restarts so tickets stay redeemable.
+   */
+  private static Path keyRing(Path data) throws IOException {
+    Path file = data.resolve("keyring.json");
+    if (!Files.exists(file)) {
+      dev.lake.flight.ticket.KeyRing.generate("k1").write(file);
+    }
+    return file;
+  }
+
+  /** The audience tickets of this cluster are bound to: one per data directory. */
+  static String audience(Path data) {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(data.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return "lake-cluster-" + java.util.HexFormat.of().formatHex(digest, 0, 6);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** One member process of the cluster. */
@@ -194,8 +237,9 @@ final class ClusterCommand implements Callable<Integer> {
   }
 
   private static void stopAll(List<Member> members) {
-    // Front to back: queries, then metasrvs (they drain their writes), then the metastore.
-    for (String role : List.of("query", "metasrv", "metastore")) {
+    // Front to back: the balancer, queries, then metasrvs (they drain their writes), then the
+    // metastore.
+    for (String role : ROLES_FRONT_TO_BACK) {
       List<ProcessHandle> handles = members.stream().filter(m -> m.role().equals(role))
           .map(m -> ProcessHandle.of(m.pid())).flatMap(Optional::stream).toList();
       terminate(handles);
@@ -388,7 +432,7 @@ final class ClusterCommand implements Callable<Integer> {
         spec.commandLine().getErr().println("lake cluster stop: no cluster.json in " + data);
         return 1;
       }
-      for (String role : List.of("query", "metasrv", "metastore")) {
+      for (String role : ROLES_FRONT_TO_BACK) {
         terminate(file.get().processes().stream()
             .filter(p -> p.path("role").asText().equals(role))
             .map(p -> ProcessHandle.of(p.path("pid").asLong())).flatMap(Optional::stream)

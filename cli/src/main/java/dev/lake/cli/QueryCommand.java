@@ -53,6 +53,8 @@ final class QueryCommand implements Callable<Integer> {
 
   @CommandLine.Mixin OpsOptions ops;
 
+  @CommandLine.Mixin TicketOptions tickets;
+
   @Override
   public Integer call() throws Exception {
     ops.check(spec.commandLine());
@@ -84,7 +86,7 @@ final class QueryCommand implements Callable<Integer> {
       LakeFlightServer.Builder builder = LakeFlightServer.builder().registry(cache).role("query")
           .sqlEngine(new SqlEngine(new CatalogSqlCatalog(cache), limits.memoryBytes(),
               limits.threads()))
-          .allocator(allocator).host(host).port(port);
+          .allocator(allocator).host(host).port(port).tickets(tickets.sealer());
       if (ops.metricsPort != null) {
         builder.metrics(host, ops.metricsPort);
       }
@@ -95,7 +97,7 @@ final class QueryCommand implements Callable<Integer> {
             + " within 60 s");
       }
       server.start();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | java.io.IOException e) {
       MetasrvCommand.closeAll(opened);
       spec.commandLine().getErr().println("lake query: " + e.getMessage());
       return 1;

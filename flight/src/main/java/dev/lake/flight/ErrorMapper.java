@@ -62,6 +62,11 @@ final class ErrorMapper {
       case StatusException status -> bounded(status);
       case TicketCodec.InvalidTicketException invalid ->
           status(GrpcStatus.INVALID_ARGUMENT, invalid.getMessage());
+      case dev.lake.flight.ticket.TicketRefusedException refused -> status(switch (refused.reason()) {
+        case MALFORMED, WRONG_KIND -> GrpcStatus.INVALID_ARGUMENT;
+        case FORGED, UNKNOWN_KEY, EXPIRED -> GrpcStatus.UNAUTHENTICATED;
+        case OTHER_AUDIENCE, OTHER_PRINCIPAL -> GrpcStatus.PERMISSION_DENIED;
+      }, refused.getMessage());
       case TicketCodec.TicketTooLargeException large ->
           status(GrpcStatus.RESOURCE_EXHAUSTED, large.getMessage());
       case InvalidProtocolBufferException malformed -> status(GrpcStatus.INVALID_ARGUMENT,

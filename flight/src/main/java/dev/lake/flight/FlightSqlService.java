@@ -70,11 +70,13 @@ final class FlightSqlService {
   private final StatementLimits limits;
   private final AtomicLong callIds = new AtomicLong();
   private final PreparedStatements preparedStatements;
+  private final Tickets tickets;
 
   /** @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
       ExecutorService workers, BufferAllocator allocator, long maxIngestBytes,
-      long maxBytesInFlight, Duration queryTimeout, StatementLimits limits) {
+      long maxBytesInFlight, Duration queryTimeout, StatementLimits limits, Tickets tickets) {
+    this.tickets = tickets;
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
     this.sessions = new SessionOptions(metadata.catalog());
@@ -96,12 +98,14 @@ final class FlightSqlService {
     server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.FlightInfo>method("GetFlightInfo", Flight.FlightDescriptor.getDefaultInstance()),
         request -> {
           SessionOptions.CallHeaders cookies = cookies(request);
-          unary(request, d -> flightInfo(d, cookies));
+          Principal principal = principal(request);
+          unary(request, d -> flightInfo(d, cookies, principal));
         });
     server.callHandler(FlightSqlService.<Flight.FlightDescriptor, Flight.SchemaResult>method("GetSchema", Flight.FlightDescriptor.getDefaultInstance()),
         request -> {
           SessionOptions.CallHeaders cookies = cookies(request);
-          unary(request, d -> schemaResult(d, cookies));
+          Principal principal = principal(request);
+          unary(request, d -> schemaResult(d, cookies, principal));
         });
     server.callHandler(FlightSqlService.<Flight.Ticket, Flight.FlightData>method("DoGet", Flight.Ticket.getDefaultInstance()), this::doGet);
     server.callHandler(ServiceMethod.server(SERVICE, "DoPut", GrpcMessageEncoder.<Flight.PutResult>encoder(),
@@ -157,11 +161,13 @@ final class FlightSqlService {
   // ---- GetFlightInfo, GetSchema ----------------------------------------------------------
 
   private Flight.FlightInfo flightInfo(Flight.FlightDescriptor descriptor,
-      SessionOptions.CallHeaders cookies) throws InvalidProtocolBufferException {
+      SessionOptions.CallHeaders cookies, Principal principal)
+      throws InvalidProtocolBufferException {
     String defaultSchema = cookies.defaultSchema();
-    Any command = command(descriptor);
+    Any command = command(descriptor, principal);
     Schema schema;
     byte[] ticket;
+    Map<dev.lake.sql.TableName, dev.lake.engine.Version> pins = Map.of();
     if (command.is(FlightSql.CommandStatementQuery.class)) {
       FlightSql.CommandStatementQuery query =
           command.unpack(FlightSql.CommandStatementQuery.class);
@@ -172,17 +178,20 @@ final class FlightSqlService {
       PreparedStatements.requireNoParameters(planned);
       schema = ColumnMetadata.of(planned);
       ticket = TicketCodec.encodeQuery(query.getQuery(), planned.pins(), defaultSchema);
+      pins = planned.pins();
     } else if (command.is(FlightSql.CommandPreparedStatementQuery.class)) {
       PreparedStatements.Planned planned = preparedStatements.flightInfo(
           command.unpack(FlightSql.CommandPreparedStatementQuery.class), defaultSchema);
       schema = planned.schema();
       ticket = planned.ticket();
+      pins = planned.pins();
     } else if (MetadataCommands.handles(command)) {
       schema = MetadataCommands.schema(command);
       ticket = TicketCodec.encodeCommand(command);
     } else {
       throw unsupported(command);
     }
+    ticket = tickets.sealTicket(principal, ticket, pins);
     return Flight.FlightInfo.newBuilder()
         .setSchema(FlightIpc.schemaBytes(schema))
         .setFlightDescriptor(descriptor)
@@ -194,9 +203,10 @@ final class FlightSqlService {
   }
 
   private Flight.SchemaResult schemaResult(Flight.FlightDescriptor descriptor,
-      SessionOptions.CallHeaders cookies) throws InvalidProtocolBufferException {
+      SessionOptions.CallHeaders cookies, Principal principal)
+      throws InvalidProtocolBufferException {
     String defaultSchema = cookies.defaultSchema();
-    Any command = command(descriptor);
+    Any command = command(descriptor, principal);
     Schema schema;
     if (command.is(FlightSql.CommandStatementQuery.class)) {
       schema = ColumnMetadata.of(plan(
@@ -217,13 +227,14 @@ final class FlightSqlService {
 
   private void doGet(GrpcServerRequest<Flight.Ticket, Flight.FlightData> request) {
     Context context = Vertx.currentContext();
+    Principal principal = principal(request);
     request.last().onComplete(ar -> {
       if (ar.failed()) {
         return;
       }
-      TicketCodec.Ticket ticket;
+      Tickets.Redeemed redeemed;
       try {
-        ticket = TicketCodec.decodeTicket(ar.result().getTicket().toByteArray());
+        redeemed = tickets.openTicket(principal, ar.result().getTicket().toByteArray());
       } catch (RuntimeException e) {
         request.response().fail(ErrorMapper.toStatus(e));
         return;
@@ -233,12 +244,11 @@ final class FlightSqlService {
       QueryControl control = deadlineMillis > 0
           ? QueryControl.create().withTimeout(Duration.ofMillis(deadlineMillis))
           : QueryControl.create();
-      Callable<ResultStream.Source> opener = switch (ticket) {
+      TicketCodec.Ticket ticket = redeemed.ticket();
+      Callable<ResultStream.Source> planner = switch (ticket) {
         case TicketCodec.QueryTicket query when !query.parameters().isEmpty() ->
             () -> preparedStatements.open(query, control);
         case TicketCodec.QueryTicket query -> () -> {
-          // Tickets are not sealed yet: one could carry any text, so it meets the limits again.
-          limits.check(query.sql());
           PreparedQuery planned = PlanningControl.call(control,
               () -> sqlEngine.prepare(query.sql(), query.pins(), query.defaultSchema()));
           return new QueryResultSource(planned, allocator.newChildAllocator(
@@ -254,6 +264,19 @@ final class FlightSqlService {
                 () -> metadata.answer(command.command(), scratch)));
           }
         };
+      };
+      Callable<ResultStream.Source> opener = () -> {
+        // Before planning (a fast refusal) and after (the plan read no incarnation but the
+        // ticket's, even if a re-create raced with planning).
+        tickets.requireSnapshots(redeemed.snapshots());
+        ResultStream.Source source = planner.call();
+        try {
+          tickets.requireSnapshots(redeemed.snapshots());
+        } catch (RuntimeException e) {
+          source.close();
+          throw e;
+        }
+        return source;
       };
       ResultStream stream = new ResultStream(context, workers, request.response(),
           maxBytesInFlight, opener, control, deadlineMillis);
@@ -326,7 +349,14 @@ final class FlightSqlService {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "the first DoPut message must carry the flight descriptor");
     }
-    Any command = command(first.getFlightDescriptor());
+    Principal principal = principal(request);
+    Any command;
+    try {
+      command = command(first.getFlightDescriptor(), principal);
+    } catch (InvalidProtocolBufferException e) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
+          "the descriptor's prepared statement command cannot be parsed");
+    }
     if (UpdateCommands.handlesPut(command)) {
       return updates.startPut(context, request, command, cookies(request).defaultSchema(),
           allocator.newChildAllocator("update-" + callIds.incrementAndGet(), 0, Long.MAX_VALUE));
@@ -335,7 +365,7 @@ final class FlightSqlService {
       try {
         return preparedStatements.bind(context, request,
             command.unpack(FlightSql.CommandPreparedStatementQuery.class),
-            cookies(request).defaultSchema());
+            cookies(request).defaultSchema(), plain -> tickets.sealHandle(principal, plain));
       } catch (InvalidProtocolBufferException e) {
         throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
             "the CommandPreparedStatementQuery cannot be parsed");
@@ -368,6 +398,7 @@ final class FlightSqlService {
       }
       Flight.Action action = ar.result();
       SessionOptions.CallHeaders cookies = cookies(request);
+      Principal principal = principal(request);
       if (SessionOptions.handles(action.getType())) {
         new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
             () -> sessions.run(action, cookies.cookies()), reply -> {
@@ -381,7 +412,7 @@ final class FlightSqlService {
         return;
       }
       new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
-          () -> runAction(action, cookies), results -> {
+          () -> runAction(action, cookies, principal), results -> {
         GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
         results.forEach(response::write);
         response.end();
@@ -389,8 +420,8 @@ final class FlightSqlService {
     });
   }
 
-  private List<Flight.Result> runAction(Flight.Action action, SessionOptions.CallHeaders cookies)
-      throws InvalidProtocolBufferException {
+  private List<Flight.Result> runAction(Flight.Action action, SessionOptions.CallHeaders cookies,
+      Principal principal) throws InvalidProtocolBufferException {
     switch (action.getType()) {
       case CREATE_PREPARED_STATEMENT -> {
         FlightSql.ActionCreatePreparedStatementRequest create = actionBody(action)
@@ -399,18 +430,25 @@ final class FlightSqlService {
           throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "transactions are not supported");
         }
         limits.check(create.getQuery());
-        if (updates.isUpdate(create.getQuery())) {
-          return List.of(updates.prepare(create, cookies.defaultSchema()));
-        }
-        FlightSql.ActionCreatePreparedStatementResult result = preparedStatements.create(
-            create.getQuery(), cookies.defaultSchema());
+        FlightSql.ActionCreatePreparedStatementResult result = tickets.sealHandle(principal,
+            updates.isUpdate(create.getQuery())
+                ? updates.prepare(create, cookies.defaultSchema())
+                : preparedStatements.create(create.getQuery(), cookies.defaultSchema()));
         return List.of(Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build());
       }
       case CLOSE_PREPARED_STATEMENT -> {
-        // Handles hold no server state; checking it decodes catches clients sending garbage.
-        TicketCodec.decodeHandle(actionBody(action)
+        // Handles hold no server state; checking it decodes catches clients sending garbage. An
+        // expired handle of this cluster closes fine: clients close what they prepared long ago.
+        byte[] handle = actionBody(action)
             .unpack(FlightSql.ActionClosePreparedStatementRequest.class)
-            .getPreparedStatementHandle().toByteArray());
+            .getPreparedStatementHandle().toByteArray();
+        try {
+          TicketCodec.decodeHandle(tickets.openHandle(principal, handle));
+        } catch (dev.lake.flight.ticket.TicketRefusedException e) {
+          if (e.reason() != dev.lake.flight.ticket.TicketRefusedException.Reason.EXPIRED) {
+            throw e;
+          }
+        }
         return List.of();
       }
       default -> throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
@@ -509,18 +547,22 @@ final class FlightSqlService {
         method + " is not supported by lake"));
   }
 
-  private Any command(Flight.FlightDescriptor descriptor) {
+  /** The descriptor's command, a prepared statement's handle opened ({@link Tickets}). */
+  private Any command(Flight.FlightDescriptor descriptor, Principal principal)
+      throws InvalidProtocolBufferException {
     if (descriptor.getType() != Flight.FlightDescriptor.DescriptorType.CMD) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "lake serves Flight SQL commands; PATH descriptors are not supported");
     }
     checkCommandSize(descriptor.getCmd().size(), "the descriptor's command");
+    Any command;
     try {
-      return Any.parseFrom(descriptor.getCmd());
+      command = Any.parseFrom(descriptor.getCmd());
     } catch (InvalidProtocolBufferException e) {
       throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
           "the descriptor's command is not a Flight SQL command");
     }
+    return tickets.openHandles(principal, command);
   }
 
   private static StatusException unsupported(Any command) {

@@ -95,6 +95,27 @@ public final class LakeFlightServer implements AutoCloseable {
         r -> r.stats().snapshotAge().map(age -> age.toMillis() / 1000.0).orElse(Double.NaN));
   }
 
+  /**
+   * Vert.x ends an HTTP/2 response that wrote no body with {@code content-length: 0} in its
+   * headers, and the gRPC trailers after them; nginx's {@code grpc_pass} then ends the stream at
+   * the headers and drops the trailers (clients see "missing GRPC status" for a successful call
+   * that returns no messages, such as ClosePreparedStatement). gRPC never needs the header (its
+   * messages are length-prefixed), so it is taken out as the headers go.
+   */
+  private static io.vertx.core.Handler<io.vertx.core.http.HttpServerRequest> withoutContentLength(
+      io.vertx.core.Handler<io.vertx.core.http.HttpServerRequest> calls) {
+    return request -> {
+      io.vertx.core.http.HttpServerResponse response = request.response();
+      response.headersEndHandler(v -> response.headers().remove("content-length"));
+      calls.handle(request);
+    };
+  }
+
+  /** The sealer of this server's tickets and handles (tests forge envelopes with it). */
+  dev.lake.flight.ticket.TicketSealer sealer() {
+    return config.tickets();
+  }
+
   public static Builder builder() {
     return new Builder();
   }
@@ -113,7 +134,7 @@ public final class LakeFlightServer implements AutoCloseable {
     FlightSqlService service = new FlightSqlService(config.sqlEngine,
         new MetadataCommands(config.registry, SqlInfos.create(VERSION)), new Ingestor(config.registry), workers,
         allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout,
-        config.statementLimits);
+        config.statementLimits, new Tickets(config.tickets(), config.registry));
     GrpcServer grpc = GrpcServer.server(vertx,
         new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes));
     service.register(grpc);
@@ -121,7 +142,7 @@ public final class LakeFlightServer implements AutoCloseable {
     HttpServer server = vertx.createHttpServer(new HttpServerOptions()
             .setHost(config.host)
             .setPort(config.port))
-        .requestHandler(metrics.instrument(grpc));
+        .requestHandler(metrics.instrument(withoutContentLength(grpc)));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -251,6 +272,7 @@ public final class LakeFlightServer implements AutoCloseable {
     private Duration shutdownGrace = Duration.ofSeconds(10);
     private Duration queryTimeout;
     private StatementLimits statementLimits = StatementLimits.DEFAULTS;
+    private dev.lake.flight.ticket.TicketSealer tickets;
     private long workerStackBytes = DEFAULT_WORKER_STACK_BYTES;
     private BooleanSupplier readiness = () -> true;
     private String role = "dev";
@@ -409,6 +431,26 @@ public final class LakeFlightServer implements AutoCloseable {
       }
       this.queryTimeout = timeout;
       return this;
+    }
+
+    /**
+     * Seals tickets and prepared-statement handles; replicas that serve each other's tickets share
+     * its key ring and audience. Default: a key ring generated at start, audience {@code lake}
+     * (tickets redeem on this process only, for as long as it runs).
+     */
+    public Builder tickets(dev.lake.flight.ticket.TicketSealer sealer) {
+      this.tickets = Objects.requireNonNull(sealer, "sealer");
+      return this;
+    }
+
+    /** The sealer the server uses (the configured one, or the one generated for it). */
+    synchronized dev.lake.flight.ticket.TicketSealer tickets() {
+      if (tickets == null) {
+        dev.lake.flight.ticket.KeyRing ephemeral =
+            dev.lake.flight.ticket.KeyRing.generate("ephemeral");
+        tickets = new dev.lake.flight.ticket.TicketSealer(() -> ephemeral, "lake");
+      }
+      return tickets;
     }
 
     /** How long {@link LakeFlightServer#close()} lets running calls finish; default 10 s. */

@@ -131,7 +131,8 @@ final class PreparedStatements {
   }
 
   /** What {@code GetFlightInfo} answers: the result schema and the ticket. */
-  record Planned(Schema schema, byte[] ticket) {}
+  record Planned(Schema schema, byte[] ticket,
+      Map<dev.lake.sql.TableName, dev.lake.engine.Version> pins) {}
 
   /** {@code GetFlightInfo(CommandPreparedStatementQuery)}. Worker thread. */
   Planned flightInfo(FlightSql.CommandPreparedStatementQuery command, String defaultSchema) {
@@ -144,7 +145,7 @@ final class PreparedStatements {
       PreparedQuery planned = sqlEngine.prepare(handle.sql(), Map.of(), defaultSchema);
       requireNoParameters(planned);
       return new Planned(ColumnMetadata.of(planned),
-          TicketCodec.encodeQuery(handle.sql(), planned.pins(), defaultSchema));
+          TicketCodec.encodeQuery(handle.sql(), planned.pins(), defaultSchema), planned.pins());
     }
     List<List<Object>> rows = ParameterValues.decode(handle.parameters());
     if (rows.isEmpty()) {
@@ -152,7 +153,8 @@ final class PreparedStatements {
     }
     PreparedQuery first = sqlEngine.prepare(handle.sql(), Map.of(), defaultSchema, rows.getFirst());
     return new Planned(ColumnMetadata.of(first),
-        TicketCodec.encodeQuery(handle.sql(), first.pins(), handle.parameters(), defaultSchema));
+        TicketCodec.encodeQuery(handle.sql(), first.pins(), handle.parameters(), defaultSchema),
+        first.pins());
   }
 
   /**
@@ -176,12 +178,13 @@ final class PreparedStatements {
 
   /** {@code DoPut(CommandPreparedStatementQuery)}: binds parameter rows. Event loop. */
   PutCall bind(Context context, GrpcServerRequest<Flight.FlightData, Flight.PutResult> request,
-      FlightSql.CommandPreparedStatementQuery command, String defaultSchema) {
+      FlightSql.CommandPreparedStatementQuery command, String defaultSchema,
+      java.util.function.UnaryOperator<byte[]> sealHandle) {
     TicketCodec.Handle handle = TicketCodec.decodePreparedHandle(
         command.getPreparedStatementHandle().toByteArray());
     // Handles are not sealed yet: one could carry any text, so it meets the limits again.
     limits.check(handle.sql());
-    return new BindCall(context, request, handle.sql(), defaultSchema);
+    return new BindCall(context, request, handle.sql(), defaultSchema, sealHandle);
   }
 
   private final class BindCall implements PutCall {
@@ -193,9 +196,11 @@ final class PreparedStatements {
     private boolean done;
 
     private final String defaultSchema;
+    private final java.util.function.UnaryOperator<byte[]> sealHandle;
 
     BindCall(Context context, GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, String sql,
-        String defaultSchema) {
+        String defaultSchema, java.util.function.UnaryOperator<byte[]> sealHandle) {
+      this.sealHandle = sealHandle;
       this.context = context;
       this.request = request;
       this.sql = sql;
@@ -288,7 +293,8 @@ final class PreparedStatements {
         }
       }
       FlightSql.DoPutPreparedStatementResult result = FlightSql.DoPutPreparedStatementResult.newBuilder()
-          .setPreparedStatementHandle(ByteString.copyFrom(TicketCodec.encodeHandle(sql, values)))
+          .setPreparedStatementHandle(ByteString.copyFrom(
+              sealHandle.apply(TicketCodec.encodeHandle(sql, values))))
           .build();
       return Flight.PutResult.newBuilder().setAppMetadata(result.toByteString()).build();
     }

@@ -66,18 +66,17 @@ final class UpdateCommands {
    * {@code CreatePreparedStatement} of an update, bare table names in the session's {@code
    * defaultSchema} (null: none). Worker thread.
    */
-  Flight.Result prepare(FlightSql.ActionCreatePreparedStatementRequest create, String defaultSchema) {
+  FlightSql.ActionCreatePreparedStatementResult prepare(
+      FlightSql.ActionCreatePreparedStatementRequest create, String defaultSchema) {
     PreparedUpdate update = sqlEngine.prepareUpdate(create.getQuery(), defaultSchema);
     // TIMESTAMP parameters in milliseconds, as for queries: what the stock JDBC driver writes.
     Schema parameters = PreparedStatements.declared(update.parameterSchema());
-    FlightSql.ActionCreatePreparedStatementResult result =
-        FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+    return FlightSql.ActionCreatePreparedStatementResult.newBuilder()
             .setPreparedStatementHandle(ByteString.copyFrom(TicketCodec.encodeHandle(create.getQuery())))
             .setDatasetSchema(ByteString.EMPTY)
             .setParameterSchema(parameters.getFields().isEmpty()
                 ? ByteString.EMPTY : FlightIpc.schemaBytes(parameters))
             .build();
-    return Flight.Result.newBuilder().setBody(Any.pack(result).toByteString()).build();
   }
 
   /**

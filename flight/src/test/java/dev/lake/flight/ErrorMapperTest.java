@@ -171,4 +171,24 @@ class ErrorMapperTest {
     assertEquals(GrpcStatus.RESOURCE_EXHAUSTED,
         map(new TicketCodec.TicketTooLargeException("too large")).status());
   }
+
+  @Test
+  void everyTicketRefusalHasItsOwnStatusAndKeepsItsMessage() {
+    java.util.Map<dev.lake.flight.ticket.TicketRefusedException.Reason, GrpcStatus> expected =
+        java.util.Map.of(
+            dev.lake.flight.ticket.TicketRefusedException.Reason.MALFORMED, GrpcStatus.INVALID_ARGUMENT,
+            dev.lake.flight.ticket.TicketRefusedException.Reason.WRONG_KIND, GrpcStatus.INVALID_ARGUMENT,
+            dev.lake.flight.ticket.TicketRefusedException.Reason.FORGED, GrpcStatus.UNAUTHENTICATED,
+            dev.lake.flight.ticket.TicketRefusedException.Reason.UNKNOWN_KEY, GrpcStatus.UNAUTHENTICATED,
+            dev.lake.flight.ticket.TicketRefusedException.Reason.EXPIRED, GrpcStatus.UNAUTHENTICATED,
+            dev.lake.flight.ticket.TicketRefusedException.Reason.OTHER_AUDIENCE, GrpcStatus.PERMISSION_DENIED,
+            dev.lake.flight.ticket.TicketRefusedException.Reason.OTHER_PRINCIPAL, GrpcStatus.PERMISSION_DENIED);
+    assertEquals(dev.lake.flight.ticket.TicketRefusedException.Reason.values().length, expected.size());
+    expected.forEach((reason, status) -> {
+      io.vertx.grpc.server.StatusException mapped =
+          map(new dev.lake.flight.ticket.TicketRefusedException(reason, "the ticket is " + reason));
+      assertEquals(status, mapped.status(), reason.toString());
+      assertEquals("the ticket is " + reason, mapped.message());
+    });
+  }
 }

@@ -176,8 +176,14 @@ class FlightCommandFuzzTest {
   }
 
   private void garbageTicket() throws Exception {
-    byte[] ticket = random.nextBoolean() ? bytes(random.nextInt(200))
-        : flipped(TicketCodec.encodeQuery(pick(QUERIES), java.util.Map.of()));
+    byte[] plain = TicketCodec.encodeQuery(pick(QUERIES), java.util.Map.of());
+    byte[] ticket = switch (random.nextInt(3)) {
+      case 0 -> bytes(random.nextInt(200));
+      // An altered envelope (what anyone can send), and altered bytes inside an intact one
+      // (what only a holder of the key ring could send: the inner decoder's fuzz).
+      case 1 -> flipped(lake.sealTicket(plain));
+      default -> lake.sealTicket(flipped(plain));
+    };
     describe("ticket of " + ticket.length + " bytes");
     drain(new Ticket(ticket));
   }
@@ -423,7 +429,8 @@ class FlightCommandFuzzTest {
       case "CommandGetDbSchemas" -> FlightSql.CommandGetDbSchemas.newBuilder().setDbSchemaFilterPattern("%").build();
       case "CommandGetSqlInfo" -> FlightSql.CommandGetSqlInfo.newBuilder().addInfo(0).addInfo(1).build();
       case "CommandPreparedStatementQuery" -> FlightSql.CommandPreparedStatementQuery.newBuilder()
-          .setPreparedStatementHandle(ByteString.copyFrom(TicketCodec.encodeHandle(pick(QUERIES)))).build();
+          .setPreparedStatementHandle(ByteString.copyFrom(
+              lake.sealHandle(TicketCodec.encodeHandle(pick(QUERIES))))).build();
       default -> FlightSql.CommandGetCatalogs.getDefaultInstance();
     };
     return message.toByteArray();

@@ -230,8 +230,9 @@ class FlightMetadataCommandsTest {
           () -> raw().getSchema(FlightDescriptor.command(garbage.toByteArray())));
       assertEquals(FlightStatusCode.INVALID_ARGUMENT, e.status().code(), e.getMessage());
       assertTrue(e.getMessage().contains(prototype.getClass().getSimpleName()), e.getMessage());
-      // The same garbage in a ticket (tickets are not sealed yet) is refused by DoGet alike.
-      Ticket ticket = new Ticket(TicketCodec.encodeCommand(garbage));
+      // The same garbage in a ticket (sealed as the server seals: only a key holder could) is
+      // refused by DoGet alike.
+      Ticket ticket = new Ticket(lake.sealTicket(TicketCodec.encodeCommand(garbage)));
       FlightRuntimeException get = assertThrows(FlightRuntimeException.class, () -> {
         try (FlightStream stream = lake.client().getStream(ticket)) {
           stream.next();

@@ -532,9 +532,10 @@ class FlightPreparedParametersTest {
       fails(FlightStatusCode.RESOURCE_EXHAUSTED, "more than 10000 rows", prepared::execute);
     }
     FlightSql.CommandPreparedStatementQuery garbage = FlightSql.CommandPreparedStatementQuery.newBuilder()
-        .setPreparedStatementHandle(com.google.protobuf.ByteString.copyFromUtf8("LKB\1garbage")).build();
-    byte[] forged = TicketCodec.encodeHandle("SELECT id FROM demo.episodes WHERE id = ?",
-        com.google.protobuf.ByteString.copyFromUtf8("not values"));
+        .setPreparedStatementHandle(com.google.protobuf.ByteString.copyFrom(
+            lake.sealHandle("LKB\1garbage".getBytes(java.nio.charset.StandardCharsets.UTF_8)))).build();
+    byte[] forged = lake.sealHandle(TicketCodec.encodeHandle("SELECT id FROM demo.episodes WHERE id = ?",
+        com.google.protobuf.ByteString.copyFromUtf8("not values")));
     FlightSql.CommandPreparedStatementQuery bad = FlightSql.CommandPreparedStatementQuery.newBuilder()
         .setPreparedStatementHandle(com.google.protobuf.ByteString.copyFrom(forged)).build();
     org.apache.arrow.flight.FlightClient raw = org.apache.arrow.flight.FlightClient.builder(allocator,

@@ -74,6 +74,21 @@ final class LakeServerFixture implements AutoCloseable {
     clientAllocator = root.newChildAllocator("test-client", 0, Long.MAX_VALUE);
   }
 
+  /**
+   * {@code plain} (a {@link TicketCodec} ticket) sealed as this server seals tickets for the
+   * anonymous principal: what a holder of the key ring could forge, to test the inner decoder.
+   */
+  byte[] sealTicket(byte[] plain) {
+    return server.sealer().seal(dev.lake.flight.ticket.TicketSealer.Kind.TICKET,
+        dev.lake.flight.auth.Principal.ANONYMOUS, java.util.List.of(), plain);
+  }
+
+  /** {@code plain} (a {@link TicketCodec} handle) sealed as this server seals handles. */
+  byte[] sealHandle(byte[] plain) {
+    return server.sealer().seal(dev.lake.flight.ticket.TicketSealer.Kind.HANDLE,
+        dev.lake.flight.auth.Principal.ANONYMOUS, java.util.List.of(), plain);
+  }
+
   int port() {
     return server.port();
   }

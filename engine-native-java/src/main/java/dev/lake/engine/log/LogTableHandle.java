@@ -168,6 +168,9 @@ final class LogTableHandle implements TableHandle {
     if (v > s.latest()) {
       s = refresh();
       if (v > s.latest()) {
+        s = reloadPastExpiry(s);
+      }
+      if (v > s.latest()) {
         throw VersionNotFoundException.neverCommitted(location, version, Version.of(s.latest()));
       }
     }
@@ -384,6 +387,25 @@ final class LogTableHandle implements TableHandle {
     }
     return new CorruptDataException(location, version, segmentKey(segment.ref().file()), block,
         column, problem, cause);
+  }
+
+  /**
+   * The state again from the newest checkpoint if expiry deleted the entries right after the
+   * cached latest version (a long-lived handle that last read before an expiry passed it), so
+   * the versions committed since are found; {@code s} otherwise.
+   */
+  private TableState reloadPastExpiry(TableState s) {
+    try {
+      if (log.retentionFloor() <= s.latest() + 1) {
+        return s;
+      }
+    } catch (IOException e) {
+      throw new EngineException(location, "cannot read the commit log: " + e.getMessage(), e);
+    }
+    synchronized (refreshLock) {
+      load(location, log, Long.MAX_VALUE).ifPresent(loaded -> state = loaded);
+      return refresh();
+    }
   }
 
   TableState refresh() {

@@ -59,6 +59,27 @@ class LogEngineTest {
   }
 
   @Test
+  void handleThatLastReadBeforeAnExpiryPassedItFindsTheVersionsCommittedSince() throws IOException {
+    TableLocation location = TableLocation.of(dir.resolve("t"));
+    try (TableEngine engine = LogTestData.engine(100, 8 * 1024);
+        TableHandle reader = engine.create(location, ALL_TYPES);
+        TableEngine writerEngine = LogTestData.engine(100, 8 * 1024);
+        TableHandle writer = writerEngine.open(location).orElseThrow()) {
+      append(writer, LogTestData.op(1), 0, 10);
+      assertEquals(10, reader.snapshot(Version.of(1)).rowCount());
+      for (int i = 2; i <= 4; i++) {
+        append(writer, LogTestData.op(i), (i - 1) * 10L, 10);
+      }
+      // Compaction (version 5), then expiry deletes the entries 2..4 the reader never read.
+      writerEngine.maintain(location, new dev.lake.engine.MaintenancePolicy(64L << 20, 2, 1,
+          java.time.Duration.ZERO));
+      assertEquals(40, reader.snapshot(Version.of(5)).rowCount());
+      assertThrows(dev.lake.engine.VersionNotFoundException.class,
+          () -> reader.snapshot(Version.of(6)));
+    }
+  }
+
+  @Test
   void everyTypeRoundTripsWithNullsAcrossBlocksAndSegments() throws IOException {
     TableLocation location = TableLocation.of(dir.resolve("t"));
     try (TableEngine engine = LogTestData.engine(100, 8 * 1024);
