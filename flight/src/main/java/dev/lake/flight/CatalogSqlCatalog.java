@@ -15,6 +15,7 @@ import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.engine.UuidV7;
 import dev.lake.engine.Version;
+import dev.lake.flight.auth.Grants;
 import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.SqlException;
 import dev.lake.sql.TableName;
@@ -50,11 +51,14 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   @Override
   public List<String> schemaNames() {
-    return catalog.namespaces();
+    return catalog.namespaces().stream().filter(Grants::visible).toList();
   }
 
   @Override
   public List<String> tableNames(String schema) {
+    if (!Grants.visible(schema)) {
+      return List.of();
+    }
     try {
       return catalog.tables(schema).stream().map(TableEntry::ident).map(TableIdent::name).toList();
     } catch (InvalidNameException e) {
@@ -76,6 +80,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
     } catch (InvalidNameException e) {
       return Optional.empty();
     }
+    Grants.checkRead(name.schema(), name.table());
     return catalog.readHandle(ident);
   }
 
@@ -96,6 +101,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   @Override
   public void createSchema(String schema) {
+    Grants.checkAdmin(schema);
     refusals(() -> {
       catalog.createNamespace(schema);
       return null;
@@ -104,6 +110,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   @Override
   public void dropSchema(String schema, boolean cascade) {
+    Grants.checkAdmin(schema);
     refusals(() -> {
       catalog.dropNamespace(schema, cascade);
       return null;
@@ -112,6 +119,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   @Override
   public void createTable(TableName name, Schema schema, String engine) {
+    Grants.checkWrite(name.schema(), name.table());
     refusals(() -> {
       TableIdent ident = ident(name);
       requireSchema(name);
@@ -123,6 +131,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
   @Override
   public Version createTableAs(TableName name, Schema schema, String engine, ArrowReader batches,
       byte[] sha256) {
+    Grants.checkWrite(name.schema(), name.table());
     return refusals(() -> {
       TableIdent ident = ident(name);
       requireSchema(name);
@@ -133,6 +142,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   @Override
   public void dropTable(TableName name) {
+    Grants.checkWrite(name.schema(), name.table());
     refusals(() -> {
       catalog.drop(ident(name));
       return null;
@@ -142,6 +152,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
   @Override
   public Version append(TableName name, TableLocation location, ArrowReader batches,
       byte[] sha256) {
+    Grants.checkWrite(name.schema(), name.table());
     return refusals(() -> {
       TableIdent ident = ident(name);
       // The statement was planned against the incarnation whose files are at that location.

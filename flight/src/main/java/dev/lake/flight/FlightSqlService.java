@@ -7,6 +7,9 @@ import com.google.protobuf.MessageLite;
 import com.google.protobuf.MessageOrBuilder;
 import dev.lake.catalog.TableIdent;
 import dev.lake.exec.QueryControl;
+import dev.lake.flight.auth.AccessDeniedException;
+import dev.lake.flight.auth.Authenticator;
+import dev.lake.flight.auth.Grants;
 import dev.lake.flight.auth.Principal;
 import dev.lake.sql.PreparedQuery;
 import dev.lake.sql.PlanningControl;
@@ -70,11 +73,19 @@ final class FlightSqlService {
   private final StatementLimits limits;
   private final AtomicLong callIds = new AtomicLong();
   private final PreparedStatements preparedStatements;
+  private final Authenticator authenticator;
 
-  /** @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
+  /**
+   * @param authenticator resolves each call's credentials; null: every caller is {@link
+   *     Principal#ANONYMOUS} (loopback dev mode)
+   * @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
       ExecutorService workers, BufferAllocator allocator, long maxIngestBytes,
-      long maxBytesInFlight, Duration queryTimeout, StatementLimits limits) {
+      long maxBytesInFlight, Duration queryTimeout, StatementLimits limits,
+      Authenticator authenticator) {
+    // Work handed to the pool runs as the principal of the call that handed it over.
+    workers = Grants.propagating(workers);
+    this.authenticator = authenticator;
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
     this.sessions = new SessionOptions(metadata.catalog());
@@ -123,14 +134,39 @@ final class FlightSqlService {
 
   // ---- Handshake, ListActions ------------------------------------------------------------
 
-  /** No authentication yet: every handshake message is answered with an empty payload. */
+  /**
+   * Without an authenticator every handshake message is answered with an empty payload. With one,
+   * the credentials are an {@code authorization: Basic} header (Arrow's {@code
+   * authenticateBasicToken}, the JDBC driver's user and password), a {@code BasicAuth} payload
+   * (the older {@code authenticateBasic}) or a bearer token; the answer carries a bearer token in
+   * the {@code authorization} response header and as the payload. Passwords are checked on a
+   * worker (PBKDF2 is slow on purpose).
+   */
   private void handshake(
       GrpcServerRequest<Flight.HandshakeRequest, Flight.HandshakeResponse> request) {
     GrpcServerResponse<Flight.HandshakeRequest, Flight.HandshakeResponse> response =
         request.response();
-    request.handler(message -> response.write(Flight.HandshakeResponse.newBuilder()
-        .setProtocolVersion(message.getProtocolVersion()).build()));
-    request.endHandler(v -> response.end());
+    if (authenticator == null) {
+      request.handler(message -> response.write(Flight.HandshakeResponse.newBuilder()
+          .setProtocolVersion(message.getProtocolVersion()).build()));
+      request.endHandler(v -> response.end());
+      return;
+    }
+    Context context = Vertx.currentContext();
+    String header = request.headers().get("authorization");
+    Flight.HandshakeRequest[] first = new Flight.HandshakeRequest[1];
+    request.handler(message -> {
+      if (first[0] == null) {
+        first[0] = message;
+      }
+    });
+    request.endHandler(v -> offload(context, response,
+        () -> Handshakes.answer(authenticator, header, first[0]), token -> {
+          response.headers().set("authorization", "Bearer " + token);
+          response.end(Flight.HandshakeResponse.newBuilder()
+              .setProtocolVersion(first[0] == null ? 0 : first[0].getProtocolVersion())
+              .setPayload(ByteString.copyFromUtf8(token)).build());
+        }));
   }
 
   private void listActions(GrpcServerRequest<Flight.Empty, Flight.ActionType> request) {
@@ -259,7 +295,7 @@ final class FlightSqlService {
           maxBytesInFlight, opener, control, deadlineMillis);
       request.errorHandler(error -> stream.cancel());
       request.exceptionHandler(error -> stream.cancel());
-      stream.start();
+      asCaller(request, stream::start);
     });
   }
 
@@ -288,7 +324,7 @@ final class FlightSqlService {
       }
       if (call[0] == null) {
         try {
-          call[0] = startPut(context, request, data);
+          call[0] = startPut(context, request, data, principal(request));
         } catch (RuntimeException e) {
           refused[0] = true;
           request.response().fail(ErrorMapper.toStatus(e));
@@ -299,7 +335,7 @@ final class FlightSqlService {
     });
     request.endHandler(v -> {
       if (call[0] != null) {
-        call[0].onEnd();
+        asCaller(request, call[0]::onEnd);
       } else if (!refused[0]) {
         request.response().fail(ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
             "DoPut carried no messages"));
@@ -318,7 +354,8 @@ final class FlightSqlService {
   }
 
   private PutCall startPut(Context context,
-      GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, Flight.FlightData first) {
+      GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, Flight.FlightData first,
+      Principal caller) {
     if (first == FlightIpc.UNREADABLE) {
       throw FlightIpc.unreadable();
     }
@@ -352,6 +389,11 @@ final class FlightSqlService {
           "the CommandStatementIngest cannot be parsed");
     }
     TableIdent target = Ingestor.target(ingest, cookies(request).defaultSchema());
+    if (!caller.mayWrite(target.namespace())) {
+      throw new AccessDeniedException("principal '" + caller.name() + "' (role " + caller.role()
+          + ") may not ingest into table '" + target + "': namespace '" + target.namespace()
+          + "' is not granted for writing");
+    }
     BufferAllocator callAllocator =
         allocator.newChildAllocator("ingest-" + callIds.incrementAndGet(), 0, Long.MAX_VALUE);
     return new IngestCall(context, workers, request, callAllocator, ingestor, ingest, target,
@@ -369,7 +411,7 @@ final class FlightSqlService {
       Flight.Action action = ar.result();
       SessionOptions.CallHeaders cookies = cookies(request);
       if (SessionOptions.handles(action.getType())) {
-        new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+        asCaller(request, () -> new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
             () -> sessions.run(action, cookies.cookies()), reply -> {
           GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
           if (reply.setCookie() != null) {
@@ -377,15 +419,15 @@ final class FlightSqlService {
           }
           reply.results().forEach(response::write);
           response.end();
-        });
+        }));
         return;
       }
-      new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+      asCaller(request, () -> new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
           () -> runAction(action, cookies), results -> {
         GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
         results.forEach(response::write);
         response.end();
-      });
+      }));
     });
   }
 
@@ -420,16 +462,19 @@ final class FlightSqlService {
     }
   }
 
-  /** The request's session headers (cookies, default schema), read on the event loop. */
   /**
-   * The principal a call runs as. Every handler asks here once, before it decodes anything else;
-   * tickets and handles issued to the call bind it. No authentication yet: every caller is
-   * {@link Principal#ANONYMOUS}.
+   * The principal a call runs as, from its {@code authorization: Bearer} header ({@link
+   * Principal#ANONYMOUS} without an authenticator). Tickets and handles issued to the call bind
+   * it.
+   *
+   * @throws dev.lake.flight.auth.AuthenticationException if the call's credentials name nobody
    */
   private Principal principal(GrpcServerRequest<?, ?> request) {
-    return Principal.ANONYMOUS;
+    return authenticator == null ? Principal.ANONYMOUS
+        : authenticator.authenticate(request.headers().get("authorization"));
   }
 
+  /** The request's session headers (cookies, default schema), read on the event loop. */
   private static SessionOptions.CallHeaders cookies(GrpcServerRequest<?, ?> request) {
     return SessionOptions.CallHeaders.of(request.headers());
   }
@@ -479,9 +524,24 @@ final class FlightSqlService {
         return;
       }
       Req message = ar.result();
-      new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
-          () -> work.apply(message), result -> request.response().end(result));
+      asCaller(request, () -> new BoundedCall(context, request, deadlineMillis(request.timeout()))
+          .start(workers, () -> work.apply(message), result -> request.response().end(result)));
     });
+  }
+
+  /**
+   * Runs {@code start} (which hands the call's work to the pool) as the call's principal, or
+   * fails the call with UNAUTHENTICATED.
+   */
+  private void asCaller(GrpcServerRequest<?, ?> request, Runnable start) {
+    Principal caller;
+    try {
+      caller = principal(request);
+    } catch (RuntimeException e) {
+      request.response().fail(ErrorMapper.toStatus(e));
+      return;
+    }
+    Grants.runAs(caller, start);
   }
 
   private <T> void offload(Context context, GrpcServerResponse<?, ?> response, Callable<T> work,
