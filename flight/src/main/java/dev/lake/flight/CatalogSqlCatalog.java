@@ -40,6 +40,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@code log} engine unless {@code WITH (engine = ...)} names another, and an INSERT is one
  * append (one version). The registry's refusals become {@link SqlException}s of the kind the
  * SQL engine decides by.
+ *
+ * <p>Every table opened and every change is checked against the grants of the call's principal
+ * ({@link Grants}): names stay resolvable (so a refusal names the table instead of pretending it
+ * is missing), opening or changing a table outside the grants is refused.
  */
 public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
@@ -51,14 +55,11 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   @Override
   public List<String> schemaNames() {
-    return catalog.namespaces().stream().filter(Grants::visible).toList();
+    return catalog.namespaces();
   }
 
   @Override
   public List<String> tableNames(String schema) {
-    if (!Grants.visible(schema)) {
-      return List.of();
-    }
     try {
       return catalog.tables(schema).stream().map(TableEntry::ident).map(TableIdent::name).toList();
     } catch (InvalidNameException e) {
@@ -97,6 +98,11 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
     } catch (InvalidNameException e) {
       return false;
     }
+  }
+
+  @Override
+  public void checkWritable(TableName name) {
+    Grants.checkWrite(name.schema(), name.table());
   }
 
   @Override

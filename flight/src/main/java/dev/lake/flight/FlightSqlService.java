@@ -317,6 +317,7 @@ final class FlightSqlService {
   private void doPut(GrpcServerRequest<Flight.FlightData, Flight.PutResult> request) {
     Context context = Vertx.currentContext();
     PutCall[] call = new PutCall[1];
+    Principal[] caller = new Principal[1];
     boolean[] refused = new boolean[1];
     request.handler(data -> {
       if (refused[0]) {
@@ -324,18 +325,19 @@ final class FlightSqlService {
       }
       if (call[0] == null) {
         try {
-          call[0] = startPut(context, request, data, principal(request));
+          caller[0] = principal(request);
+          call[0] = startPut(context, request, data, caller[0]);
         } catch (RuntimeException e) {
           refused[0] = true;
           request.response().fail(ErrorMapper.toStatus(e));
           return;
         }
       }
-      call[0].onMessage(data);
+      Grants.runAs(caller[0], () -> call[0].onMessage(data));
     });
     request.endHandler(v -> {
       if (call[0] != null) {
-        asCaller(request, call[0]::onEnd);
+        Grants.runAs(caller[0], call[0]::onEnd);
       } else if (!refused[0]) {
         request.response().fail(ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
             "DoPut carried no messages"));
