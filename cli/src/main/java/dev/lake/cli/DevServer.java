@@ -49,7 +49,7 @@ final class DevServer implements AutoCloseable {
   /**
    * Starts the server; returns once it accepts connections.
    *
-   * @throws IllegalArgumentException if {@code host} is not a loopback address
+   * @throws IllegalStateException if {@code host} is not a loopback address
    */
   static DevServer start(Path dataDir, String host, int port) {
     return start(dataDir, host, port, QueryLimits.defaults());
@@ -66,10 +66,18 @@ final class DevServer implements AutoCloseable {
    */
   static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
       Integer metricsPort) {
-    if (!isLoopback(host)) {
-      throw new IllegalArgumentException("lake dev listens on loopback only (plaintext, no auth);"
-          + " got --host " + host);
-    }
+    return start(dataDir, host, port, limits, metricsPort, java.util.function.UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #start(Path, String, int, QueryLimits, Integer)}, the server configured by {@code
+   * security} (principals, TLS).
+   *
+   * @throws IllegalStateException if {@code host} is not loopback and security lacks principals
+   *     or TLS
+   */
+  static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
+      Integer metricsPort, java.util.function.UnaryOperator<LakeFlightServer.Builder> security) {
     List<AutoCloseable> opened = new ArrayList<>();
     try {
       BufferAllocator allocator = new RootAllocator();
@@ -95,7 +103,7 @@ final class DevServer implements AutoCloseable {
       if (limits.timeout() != null) {
         builder.queryTimeout(limits.timeout());
       }
-      LakeFlightServer server = builder.build();
+      LakeFlightServer server = security.apply(builder).build();
       server.start();
       return new DevServer(allocator, store, engines, catalog, registry, server, demoCreated);
     } catch (RuntimeException e) {

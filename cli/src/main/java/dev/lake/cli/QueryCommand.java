@@ -44,7 +44,8 @@ final class QueryCommand implements Callable<Integer> {
   Path dataDir;
 
   @Option(names = "--host", defaultValue = "127.0.0.1",
-      description = "Loopback address to listen on (default: ${DEFAULT-VALUE}).")
+      description = "Address to listen on; other than loopback it needs --principals and"
+          + " --tls-cert/--tls-key (default: ${DEFAULT-VALUE}).")
   String host;
 
   @Option(names = "--port", defaultValue = "0",
@@ -53,12 +54,16 @@ final class QueryCommand implements Callable<Integer> {
 
   @CommandLine.Mixin OpsOptions ops;
 
+  @CommandLine.Mixin SecurityOptions security;
+
   @Override
   public Integer call() throws Exception {
     ops.check(spec.commandLine());
-    if (!DevServer.isLoopback(host)) {
-      spec.commandLine().getErr().println("lake query: listens on loopback only until"
-          + " authentication and TLS exist; got --host " + host);
+    security.check(spec.commandLine());
+    try {
+      security.checkListener(host);
+    } catch (IllegalStateException e) {
+      spec.commandLine().getErr().println("lake query: " + e.getMessage());
       return 2;
     }
     List<URI> endpoints;
@@ -88,7 +93,7 @@ final class QueryCommand implements Callable<Integer> {
       if (ops.metricsPort != null) {
         builder.metrics(host, ops.metricsPort);
       }
-      server = builder.build();
+      server = security.apply(builder).build();
       opened.add(server);
       if (!cache.awaitReady(Duration.ofSeconds(60))) {
         throw new IllegalStateException("no catalog snapshot from Metasrv " + metasrv
@@ -108,8 +113,7 @@ final class QueryCommand implements Callable<Integer> {
     }, "lake-query-shutdown"));
     System.out.println("lake query: Flight SQL on " + host + ":" + server.port()
         + " over metasrv " + metasrv);
-    System.out.println("lake query: JDBC URL jdbc:arrow-flight-sql://" + host + ":"
-        + server.port() + "/?useEncryption=false");
+    System.out.println("lake query: JDBC URL " + security.jdbcUrl(host, server.port()));
     if (ops.metricsPort != null) {
       System.out.println("lake query: metrics on http://" + host + ":" + server.metricsPort()
           + "/metrics");
