@@ -56,6 +56,8 @@ final class QueryCommand implements Callable<Integer> {
 
   @CommandLine.Mixin SecurityOptions security;
 
+  @CommandLine.Mixin ServiceOptions service;
+
   @Override
   public Integer call() throws Exception {
     ops.check(spec.commandLine());
@@ -81,7 +83,8 @@ final class QueryCommand implements Callable<Integer> {
       opened.add(allocator);
       Map<String, TableEngine> engines = DevServer.loadEngines();
       opened.addAll(engines.values());
-      MetasrvClient authority = MetasrvClient.connect(endpoints, allocator);
+      MetasrvClient authority = MetasrvClient.connect(endpoints, allocator,
+          Duration.ofSeconds(30), service.credentials());
       opened.add(authority);
       CatalogCache cache = CatalogCache.start(authority, engines);
       opened.add(cache);

@@ -16,7 +16,8 @@ final class SecurityOptions {
 
   @Option(names = "--principals",
       description = "Principals file (JSON: token hashes, password hashes, roles, namespace"
-          + " grants); every call must then authenticate. See docs/security.md.")
+          + " grants); every call must then authenticate. See docs/security.md. (lake query,"
+          + " lake dev.)")
   Path principals;
 
   @Option(names = "--tls-cert", description = "PEM certificate chain: serve TLS only.")
@@ -49,6 +50,11 @@ final class SecurityOptions {
     ListenerPolicy.check(host, principals != null, tls());
   }
 
+  /** The TLS files asked for, or null for plaintext. */
+  TlsFiles tlsFiles() {
+    return tlsCert == null ? null : new TlsFiles(tlsCert, tlsKey, tlsClientCa);
+  }
+
   boolean tls() {
     return tlsCert != null;
   }
@@ -62,9 +68,7 @@ final class SecurityOptions {
     if (principals != null) {
       builder.authenticator(Authenticator.load(principals));
     }
-    if (tlsCert != null) {
-      builder.tls(new TlsFiles(tlsCert, tlsKey, tlsClientCa));
-    }
+    builder.tls(tlsFiles());
     return builder;
   }
 

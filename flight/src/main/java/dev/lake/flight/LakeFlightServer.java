@@ -124,7 +124,8 @@ public final class LakeFlightServer implements AutoCloseable {
       config.tls.apply(options);
     }
     HttpServer server = vertx.createHttpServer(options)
-        .requestHandler(metrics.instrument(AuthGate.wrap(config.authenticator, grpc)));
+        .requestHandler(metrics.instrument(dev.lake.flight.auth.AuthGate.wrap(
+            config.authenticator == null ? null : config.authenticator::authenticate, grpc)));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {

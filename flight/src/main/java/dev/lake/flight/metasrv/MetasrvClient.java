@@ -22,6 +22,7 @@ import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.CallOptions;
 import org.apache.arrow.flight.FlightCallHeaders;
+import dev.lake.flight.auth.ServiceCredentials;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightRuntimeException;
@@ -67,22 +68,34 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
   private final Duration retryFor;
   private final CallOption[] options;
   private final FlightClient[] clients;
+  private final ServiceCredentials credentials;
   private volatile int preferred;
 
   private MetasrvClient(List<URI> endpoints, BufferAllocator allocator, Duration retryFor,
-      boolean forwarding) {
+      boolean forwarding, ServiceCredentials credentials) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("a Metasrv client needs at least one endpoint");
     }
-    this.endpoints = endpoints.stream().map(MetasrvClient::location).toList();
+    this.credentials = credentials;
+    this.endpoints = endpoints.stream()
+        .map(uri -> {
+          location(uri);
+          return credentials.location(uri.getHost(), uri.getPort());
+        })
+        .toList();
     this.allocator = allocator.newChildAllocator("metasrv-client", 0, Long.MAX_VALUE);
     this.retryFor = retryFor;
     this.clients = new FlightClient[endpoints.size()];
     List<CallOption> callOptions = new ArrayList<>();
     callOptions.add(CallOptions.timeout(CALL_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+    FlightCallHeaders headers = new FlightCallHeaders();
     if (forwarding) {
-      FlightCallHeaders headers = new FlightCallHeaders();
       headers.insert(MetasrvProtocol.FORWARDED_HEADER, "1");
+    }
+    if (credentials.token() != null) {
+      headers.insert("authorization", "Bearer " + credentials.token());
+    }
+    if (forwarding || credentials.token() != null) {
       callOptions.add(new HeaderCallOption(headers));
     }
     this.options = callOptions.toArray(CallOption[]::new);
@@ -99,12 +112,22 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
   /** As {@link #connect(List, BufferAllocator)}, retrying for up to {@code retryFor} per call. */
   public static MetasrvClient connect(List<URI> endpoints, BufferAllocator allocator,
       Duration retryFor) {
-    return new MetasrvClient(List.copyOf(endpoints), allocator, retryFor, false);
+    return connect(endpoints, allocator, retryFor, ServiceCredentials.NONE);
+  }
+
+  /**
+   * As {@link #connect(List, BufferAllocator, Duration)}, every call carrying the service token
+   * and going over TLS when {@code credentials} name a CA.
+   */
+  public static MetasrvClient connect(List<URI> endpoints, BufferAllocator allocator,
+      Duration retryFor, ServiceCredentials credentials) {
+    return new MetasrvClient(List.copyOf(endpoints), allocator, retryFor, false, credentials);
   }
 
   /** A follower's client of the leader: one attempt, marked forwarded so it is not forwarded again. */
-  static MetasrvClient forwarding(URI leader, BufferAllocator allocator) {
-    return new MetasrvClient(List.of(leader), allocator, Duration.ZERO, true);
+  static MetasrvClient forwarding(URI leader, BufferAllocator allocator,
+      ServiceCredentials credentials) {
+    return new MetasrvClient(List.of(leader), allocator, Duration.ZERO, true, credentials);
   }
 
   /**
@@ -346,7 +369,8 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
   private FlightClient client(int index) {
     synchronized (clients) {
       if (clients[index] == null) {
-        clients[index] = FlightClient.builder(allocator, endpoints.get(index)).build();
+        clients[index] = credentials.configure(FlightClient.builder(allocator,
+            endpoints.get(index))).build();
       }
       return clients[index];
     }

@@ -119,9 +119,14 @@ public final class MetasrvServer implements AutoCloseable {
         new GrpcServerOptions().setMaxMessageSize(config.maxStreamBytes + (1 << 20)));
     register(grpc);
     health.register(grpc);
-    HttpServer server = vertx.createHttpServer(
-        new HttpServerOptions().setHost(config.host).setPort(config.port))
-        .requestHandler(metrics.instrument(grpc));
+    dev.lake.flight.auth.ListenerPolicy.check(config.host, config.credentials.token() != null,
+        config.tls != null);
+    HttpServerOptions options = new HttpServerOptions().setHost(config.host).setPort(config.port);
+    if (config.tls != null) {
+      config.tls.apply(options);
+    }
+    HttpServer server = vertx.createHttpServer(options).requestHandler(metrics.instrument(
+        dev.lake.flight.auth.AuthGate.wrap(config.credentials.serverCheck(), grpc)));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {
@@ -135,7 +140,7 @@ public final class MetasrvServer implements AutoCloseable {
     String self = config.host + ":" + server.actualPort();
     leadership = new Leadership(config.store, config.engines, config.warehouse, config.lease,
         config.clock, allocator, config.nodeId, self, new Leadership.Maintenance(
-            config.maintenanceInterval, config.maintenancePolicy, 100));
+            config.maintenanceInterval, config.maintenancePolicy, 100), config.credentials);
     leadership.step();
     if (config.campaign) {
       leadership.start();
@@ -400,6 +405,9 @@ public final class MetasrvServer implements AutoCloseable {
   /** Configures a {@link MetasrvServer}; store, engines, warehouse and allocator are required. */
   public static final class Builder {
     private MetaStore store;
+    private dev.lake.flight.auth.ServiceCredentials credentials =
+        dev.lake.flight.auth.ServiceCredentials.NONE;
+    private dev.lake.flight.auth.TlsFiles tls;
     private Map<String, TableEngine> engines;
     private Path warehouse;
     private BufferAllocator allocator;
@@ -422,6 +430,22 @@ public final class MetasrvServer implements AutoCloseable {
     private int metricsPort = -1;
 
     private Builder() {}
+
+    /**
+     * The service token every call must carry (also sent on the follower→leader hop) and the CA
+     * the leader's certificate is checked against; default {@link
+     * dev.lake.flight.auth.ServiceCredentials#NONE} (loopback only).
+     */
+    public Builder credentials(dev.lake.flight.auth.ServiceCredentials credentials) {
+      this.credentials = java.util.Objects.requireNonNull(credentials, "credentials");
+      return this;
+    }
+
+    /** Serves TLS (mutual TLS with a client CA); default plaintext, loopback only. */
+    public Builder tls(dev.lake.flight.auth.TlsFiles tls) {
+      this.tls = tls;
+      return this;
+    }
 
     /** The shared metadata store; neither opened nor closed by the server. */
     public Builder store(MetaStore store) {
