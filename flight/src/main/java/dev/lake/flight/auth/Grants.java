@@ -70,6 +70,18 @@ public final class Grants {
     };
   }
 
+  /** The principal the current call runs as, if one is bound. */
+  public static java.util.Optional<Principal> caller() {
+    return CALLER.isBound() ? java.util.Optional.of(CALLER.get()) : java.util.Optional.empty();
+  }
+
+  /** An executor running each task as {@code principal} on {@code workers} (null: as is). */
+  public static java.util.concurrent.Executor as(Principal principal,
+      java.util.concurrent.Executor workers) {
+    return principal == null ? workers
+        : task -> workers.execute(() -> ScopedValue.where(CALLER, principal).run(task));
+  }
+
   /** Whether {@code namespace} is visible to the caller (always, outside a bound call). */
   public static boolean visible(String namespace) {
     return !CALLER.isBound() || CALLER.get().mayRead(namespace);

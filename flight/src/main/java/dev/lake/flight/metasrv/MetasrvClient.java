@@ -101,6 +101,20 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
     this.options = callOptions.toArray(CallOption[]::new);
   }
 
+  /** The call options, with the end principal of the call this one serves, if any. */
+  private CallOption[] options() {
+    var caller = dev.lake.flight.auth.Grants.caller();
+    if (caller.isEmpty()) {
+      return options;
+    }
+    FlightCallHeaders headers = new FlightCallHeaders();
+    headers.insert(dev.lake.flight.auth.PrincipalHeader.NAME,
+        dev.lake.flight.auth.PrincipalHeader.encode(caller.get()));
+    CallOption[] all = java.util.Arrays.copyOf(options, options.length + 1);
+    all[options.length] = new HeaderCallOption(headers);
+    return all;
+  }
+
   /**
    * A client of the Metasrv replicas at {@code endpoints} ({@code grpc://host:port}, see {@link
    * #endpoints(String)}), retrying unavailable replicas for up to 30 s per call. Connects lazily.
@@ -283,7 +297,7 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
     VectorSchemaRoot root = payload.root;
     SyncPutListener listener = new SyncPutListener();
     FlightClient.ClientStreamListener stream =
-        client.startPut(FlightDescriptor.command(command), root, listener, options);
+        client.startPut(FlightDescriptor.command(command), root, listener, options());
     VectorLoader loader = new VectorLoader(root);
     for (ArrowRecordBatch batch : payload.batches) {
       loader.load(batch);
@@ -315,7 +329,7 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
   private JsonNode action(String type, ObjectNode body, MetasrvStatus.Subject subject) {
     byte[] bytes = MetasrvProtocol.bytes(body);
     return call(subject, client -> {
-      Iterator<Result> results = client.doAction(new Action(type, bytes), options);
+      Iterator<Result> results = client.doAction(new Action(type, bytes), options());
       byte[] answer = null;
       while (results.hasNext()) {
         byte[] next = results.next().getBody();

@@ -283,9 +283,17 @@ public final class MetasrvServer implements AutoCloseable {
     grpc.callHandler(MetasrvServer.<Flight.Action, Flight.Result>method("DoAction",
         Flight.Action.getDefaultInstance()), this::doAction);
     grpc.callHandler(ServiceMethod.server(SERVICE, "DoPut",
-        GrpcMessageEncoder.<Flight.PutResult>encoder(), FlightIpc.putDecoder()), request ->
-        new AppendCall(Vertx.currentContext(), workers, request, admission, leadership,
-            allocator, config.maxStreamBytes).start());
+        GrpcMessageEncoder.<Flight.PutResult>encoder(), FlightIpc.putDecoder()), request -> {
+          java.util.concurrent.Executor callWorkers;
+          try {
+            callWorkers = callerWorkers(request);
+          } catch (RuntimeException e) {
+            MetasrvStatus.toStatus(e).answer(request.response());
+            return;
+          }
+          new AppendCall(Vertx.currentContext(), callWorkers, request, admission, leadership,
+              allocator, config.maxStreamBytes).start();
+        });
     for (String name : new String[] {"GetFlightInfo", "GetSchema", "PollFlightInfo"}) {
       grpc.callHandler(MetasrvServer.<Flight.FlightDescriptor, Flight.FlightInfo>method(name,
           Flight.FlightDescriptor.getDefaultInstance()), request -> unimplemented(request, name));
@@ -307,9 +315,28 @@ public final class MetasrvServer implements AutoCloseable {
         + name + "; it answers DoAction and DoPut only").answer(request.response());
   }
 
+  /**
+   * The pool, running the call's work as the end principal a Query replica forwarded (trusted:
+   * the call passed the service-token gate), so writes re-check its grants and a forward to the
+   * leader carries it on.
+   *
+   * @throws dev.lake.flight.auth.AuthenticationException if the header is malformed
+   */
+  private java.util.concurrent.Executor callerWorkers(GrpcServerRequest<?, ?> request) {
+    return dev.lake.flight.auth.Grants.as(dev.lake.flight.auth.PrincipalHeader.decode(
+        request.headers().get(dev.lake.flight.auth.PrincipalHeader.NAME)), workers);
+  }
+
   private void doAction(GrpcServerRequest<Flight.Action, Flight.Result> request) {
     Context context = Vertx.currentContext();
     boolean forwarded = request.headers().contains(MetasrvProtocol.FORWARDED_HEADER);
+    java.util.concurrent.Executor callWorkers;
+    try {
+      callWorkers = callerWorkers(request);
+    } catch (RuntimeException e) {
+      MetasrvStatus.toStatus(e).answer(request.response());
+      return;
+    }
     request.last().onSuccess(action -> {
       long bytes = action.getSerializedSize();
       if (!admission.tryReserve(bytes)) {
@@ -318,7 +345,7 @@ public final class MetasrvServer implements AutoCloseable {
         return;
       }
       try {
-        workers.execute(() -> {
+        callWorkers.execute(() -> {
           try {
             byte[] result = runAction(action, forwarded);
             context.runOnContext(v -> request.response().end(Flight.Result.newBuilder()
@@ -363,6 +390,7 @@ public final class MetasrvServer implements AutoCloseable {
       }
       case MetasrvProtocol.CREATE_NAMESPACE -> {
         String namespace = MetasrvProtocol.text(body, "namespace");
+        dev.lake.flight.auth.Grants.checkAdmin(namespace);
         leadership.run(forwarded, r -> {
           r.createNamespace(namespace);
           return null;
@@ -370,6 +398,7 @@ public final class MetasrvServer implements AutoCloseable {
       }
       case MetasrvProtocol.DROP_NAMESPACE -> {
         String namespace = MetasrvProtocol.text(body, "namespace");
+        dev.lake.flight.auth.Grants.checkAdmin(namespace);
         boolean cascade = body.path("cascade").asBoolean(false);
         leadership.run(forwarded, r -> {
           r.dropNamespace(namespace, cascade);
@@ -380,17 +409,20 @@ public final class MetasrvServer implements AutoCloseable {
         TableIdent ident = MetasrvProtocol.ident(body);
         var schema = MetasrvProtocol.schema(body);
         String engine = MetasrvProtocol.text(body, "engine");
+        checkWrite(ident);
         result.set("entry", MetasrvProtocol.entry(
             leadership.run(forwarded, r -> r.create(ident, schema, engine))));
       }
       case MetasrvProtocol.REPLACE_WITH_EMPTY -> {
         TableIdent ident = MetasrvProtocol.ident(body);
         var schema = MetasrvProtocol.schema(body);
+        checkWrite(ident);
         result.set("entry", MetasrvProtocol.entry(
             leadership.run(forwarded, r -> r.replaceWithEmpty(ident, schema))));
       }
       case MetasrvProtocol.DROP_TABLE -> {
         TableIdent ident = MetasrvProtocol.ident(body);
+        checkWrite(ident);
         leadership.run(forwarded, r -> {
           r.drop(ident);
           return null;
@@ -400,6 +432,10 @@ public final class MetasrvServer implements AutoCloseable {
           + action.getType() + "'; known: " + String.join(", ", MetasrvProtocol.ACTIONS));
     }
     return MetasrvProtocol.bytes(result);
+  }
+
+  static void checkWrite(TableIdent ident) {
+    dev.lake.flight.auth.Grants.checkWrite(ident.namespace(), ident.name());
   }
 
   /** Configures a {@link MetasrvServer}; store, engines, warehouse and allocator are required. */

@@ -9,6 +9,8 @@ import dev.lake.catalog.RegistryUnavailableException;
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.TableEngine;
 import dev.lake.flight.auth.DevCertificates;
+import dev.lake.flight.auth.Grants;
+import dev.lake.flight.auth.Principal;
 import dev.lake.flight.auth.Secrets;
 import dev.lake.flight.auth.ServiceCredentials;
 import dev.lake.flight.auth.TlsFiles;
@@ -19,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
@@ -90,6 +93,31 @@ class MetasrvAuthTest {
     }
     try (MetasrvClient client = client(TOKEN, certificates.caCertificate())) {
       assertEquals(List.of(), client.snapshot().namespaces());
+    }
+  }
+
+  @Test
+  void writesCarryTheEndPrincipalAndMetasrvRechecksItsGrants() throws Exception {
+    TableIdent episodes = TableIdent.of("robots", "episodes");
+    Principal reader = new Principal("r", "t1", Principal.Role.READER, Set.of("robots"));
+    Principal otherWriter = new Principal("w", "t1", Principal.Role.WRITER, Set.of("lab"));
+    Principal writer = new Principal("rw", "t1", Principal.Role.WRITER, Set.of("robots"));
+    try (MetasrvClient client = client(TOKEN, certificates.caCertificate())) {
+      client.createNamespace("robots");
+      MetasrvStatus.RemoteRefusalException denied = assertThrows(MetasrvStatus.RemoteRefusalException.class,
+          () -> Grants.callAs(reader, () -> client.create(episodes, MetasrvFixture.SCHEMA, "log")));
+      assertTrue(denied.getMessage().contains("robots.episodes"), denied.getMessage());
+      assertThrows(MetasrvStatus.RemoteRefusalException.class, () -> Grants.callAs(otherWriter,
+          () -> client.create(episodes, MetasrvFixture.SCHEMA, "log")));
+      assertThrows(MetasrvStatus.RemoteRefusalException.class, () -> Grants.callAs(writer, () -> {
+        client.createNamespace("more");
+        return null;
+      }));
+      assertTrue(client.lookup(episodes).isEmpty());
+      assertEquals(List.of("robots"), client.snapshot().namespaces());
+
+      Grants.callAs(writer, () -> client.create(episodes, MetasrvFixture.SCHEMA, "log"));
+      assertTrue(client.lookup(episodes).isPresent());
     }
   }
 
