@@ -54,6 +54,14 @@ class LakeClusterSecureIT {
         assertTrue(rows.next());
         assertEquals(2, rows.getLong(1));
       }
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      int code = new CommandLine(new Lake())
+          .setOut(new java.io.PrintWriter(out, true, java.nio.charset.StandardCharsets.UTF_8))
+          .execute("sql", "--endpoint", endpoint, "--token", tenant, "--tls-ca", ca,
+              "--format", "csv", "SELECT count(*) AS n FROM tenant_a.runs");
+      assertEquals(0, code, out.toString(java.nio.charset.StandardCharsets.UTF_8));
+      assertTrue(out.toString(java.nio.charset.StandardCharsets.UTF_8).contains("2"),
+          out.toString(java.nio.charset.StandardCharsets.UTF_8));
       SQLException outside = assertThrows(SQLException.class,
           () -> update(tls + tenant, "CREATE TABLE other.runs (id BIGINT)"));
       assertTrue(String.valueOf(outside.getMessage()).contains("other.runs"),
