@@ -73,6 +73,13 @@ final class ClusterCommand implements Callable<Integer> {
       description = "Metasrv replicas to start (default: ${DEFAULT-VALUE}).")
   int metasrvs;
 
+  @Option(names = "--secure",
+      description = "Generate a self-signed CA and certificate, a principals file with an admin"
+          + " and a tenant token and a service token (under <data-dir>/secure); every member"
+          + " then serves TLS only and authenticates every call. Prints the tokens and the CA"
+          + " file; cluster.json records them (\"tls_ca\", \"tokens\").")
+  boolean secure;
+
   @Override
   public Integer call() throws Exception {
     if (queries < 1 || metasrvs < 1) {
@@ -95,23 +102,28 @@ final class ClusterCommand implements Callable<Integer> {
       stopped.countDown();
     }, "lake-cluster-shutdown"));
     try {
+      ClusterSecurity security = secure ? ClusterSecurity.generate(data) : null;
       Dynalite dynalite = Dynalite.start(data.resolve("metastore"), logs.resolve("metastore.log"));
       members.add(new Member("metastore", dynalite.pid(), dynalite.port(),
           logs.resolve("metastore.log"), null, null));
       DynamoDbSettings settings = dynalite.settings(TABLE);
       DynamoDbTables.create(settings);
-      ClusterFile.write(data, members, null);
+      ClusterFile.write(data, members, null, security);
 
       List<String> metasrvEndpoints = new ArrayList<>();
       for (int i = 1; i <= metasrvs; i++) {
         int port = freePort();
         String nodeId = "metasrv-" + i;
         Path log = logs.resolve(nodeId + ".log");
-        Process process = launch(log, "metasrv", "--data-dir", data.toString(),
+        List<String> arguments = new ArrayList<>(List.of("metasrv", "--data-dir", data.toString(),
             "--host", "127.0.0.1", "--port", Integer.toString(port), "--node-id", nodeId,
             "--metastore", "dynamodb", "--dynamodb-endpoint", dynalite.endpoint().toString(),
             "--dynamodb-table", TABLE, "--dynamodb-region", Dynalite.REGION,
-            "--access-key", Dynalite.ACCESS_KEY, "--secret-key", Dynalite.SECRET_KEY);
+            "--access-key", Dynalite.ACCESS_KEY, "--secret-key", Dynalite.SECRET_KEY));
+        if (security != null) {
+          arguments.addAll(security.metasrvArguments());
+        }
+        Process process = launch(log, arguments.toArray(String[]::new));
         members.add(new Member("metasrv", process.pid(), port, log, nodeId, process));
         metasrvEndpoints.add("127.0.0.1:" + port);
       }
@@ -123,10 +135,14 @@ final class ClusterCommand implements Callable<Integer> {
       for (int i = 1; i <= queries; i++) {
         int port = freePort();
         Path log = logs.resolve("query-" + i + ".log");
-        Process process = launch(log, "query", "--data-dir", data.toString(),
+        List<String> arguments = new ArrayList<>(List.of("query", "--data-dir", data.toString(),
             "--host", "127.0.0.1", "--port", Integer.toString(port),
             "--metasrv", String.join(",", metasrvEndpoints),
-            "--key-ring", keyRing.toString(), "--audience", audience(data));
+            "--key-ring", keyRing.toString(), "--audience", audience(data)));
+        if (security != null) {
+          arguments.addAll(security.queryArguments());
+        }
+        Process process = launch(log, arguments.toArray(String[]::new));
         members.add(new Member("query", process.pid(), port, log, "query-" + i, process));
         upstreams.add("127.0.0.1:" + port);
       }
@@ -135,7 +151,10 @@ final class ClusterCommand implements Callable<Integer> {
       }
       int clientPort = members.stream()
           .filter(m -> m.role().equals("query")).findFirst().orElseThrow().port();
-      if (NginxBalancer.binary().isPresent()) {
+      if (security != null) {
+        System.out.println("lake cluster: --secure serves TLS from query-1 directly (the nginx"
+            + " balancer does not terminate or re-encrypt TLS yet)");
+      } else if (NginxBalancer.binary().isPresent()) {
         int port = freePort();
         Path log = logs.resolve("balancer.log");
         Process nginx = NginxBalancer.start(data.resolve("balancer"), port, upstreams, log);
@@ -147,13 +166,24 @@ final class ClusterCommand implements Callable<Integer> {
         System.out.println("lake cluster: nginx is not installed (apt-get install nginx):"
             + " the endpoint is query-1 itself, with no balancer");
       }
-      String endpoint = "grpc://127.0.0.1:" + clientPort;
-      ClusterFile.write(data, members, endpoint);
+      String address = "127.0.0.1:" + clientPort;
+      String endpoint = (security != null ? "grpc+tls://" : "grpc://") + address;
+      ClusterFile.write(data, members, endpoint, security);
       System.out.println("lake cluster: " + metasrvs + " metasrv, " + queries
           + " query replicas; logs in " + logs);
       System.out.println("lake cluster: endpoint " + endpoint);
-      System.out.println("lake cluster: JDBC URL jdbc:arrow-flight-sql://"
-          + endpoint.substring("grpc://".length()) + "/?useEncryption=false");
+      if (security == null) {
+        System.out.println("lake cluster: JDBC URL jdbc:arrow-flight-sql://" + address
+            + "/?useEncryption=false");
+      } else {
+        System.out.println("lake cluster: TLS CA " + security.certificates().caCertificate());
+        System.out.println("lake cluster: admin token " + security.adminToken());
+        System.out.println("lake cluster: tenant token " + security.tenantToken()
+            + " (WRITER of namespace " + ClusterSecurity.TENANT_NAMESPACE + " only)");
+        System.out.println("lake cluster: JDBC URL jdbc:arrow-flight-sql://" + address
+            + "/?useEncryption=true&tlsRootCerts=" + security.certificates().caCertificate()
+            + "&token=<token>");
+      }
       System.out.println("lake cluster: " + data.resolve("cluster.json"));
       System.out.println("lake cluster: ready");
       System.out.flush();
@@ -284,10 +314,14 @@ final class ClusterCommand implements Callable<Integer> {
   /** {@code <data-dir>/cluster.json}: the endpoint and every member process. */
   record ClusterFile(String endpoint, long supervisorPid, List<JsonNode> processes) {
 
-    static void write(Path data, List<Member> members, String endpoint) throws IOException {
+    static void write(Path data, List<Member> members, String endpoint,
+        ClusterSecurity security) throws IOException {
       ObjectNode root = JSON.createObjectNode();
       if (endpoint != null) {
         root.put("endpoint", endpoint);
+      }
+      if (security != null) {
+        security.describe(root);
       }
       root.put("pid", ProcessHandle.current().pid());
       ArrayNode processes = root.putArray("processes");
@@ -303,7 +337,9 @@ final class ClusterCommand implements Callable<Integer> {
       }
       Path file = data.resolve("cluster.json");
       Path temporary = data.resolve("cluster.json.tmp");
-      Files.write(temporary, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+      // With --secure it holds tokens: readable by the owner only.
+      ClusterSecurity.writePrivate(temporary, JSON.writerWithDefaultPrettyPrinter()
+          .writeValueAsString(root));
       Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 

@@ -54,7 +54,7 @@ final class DevServer implements AutoCloseable {
   /**
    * Starts the server; returns once it accepts connections.
    *
-   * @throws IllegalArgumentException if {@code host} is not a loopback address
+   * @throws IllegalStateException if {@code host} is not a loopback address
    */
   static DevServer start(Path dataDir, String host, int port) {
     return start(dataDir, host, port, QueryLimits.defaults());
@@ -71,19 +71,28 @@ final class DevServer implements AutoCloseable {
    */
   static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
       Integer metricsPort) {
-    return start(dataDir, host, port, limits, metricsPort, null);
+    return start(dataDir, host, port, limits, metricsPort, null,
+        java.util.function.UnaryOperator.identity());
+  }
+
+  /** As {@link #start(Path, String, int, QueryLimits, Integer)}, with Lance Namespace REST on {@code lanceRestPort}. */
+  static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
+      Integer metricsPort, Integer lanceRestPort) {
+    return start(dataDir, host, port, limits, metricsPort, lanceRestPort,
+        java.util.function.UnaryOperator.identity());
   }
 
   /**
-   * As {@link #start(Path, String, int, QueryLimits, Integer)}, with the Lance Namespace REST
-   * binding on {@code lanceRestPort} (0 = a free port) unless it is null.
+   * As {@link #start(Path, String, int, QueryLimits, Integer)}, the server configured by {@code
+   * security} (principals, TLS), with the Lance Namespace REST binding on {@code lanceRestPort}
+   * (0 = a free port) unless it is null.
+   *
+   * @throws IllegalStateException if {@code host} is not loopback and security lacks principals
+   *     or TLS
    */
   static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
-      Integer metricsPort, Integer lanceRestPort) {
-    if (!isLoopback(host)) {
-      throw new IllegalArgumentException("lake dev listens on loopback only (plaintext, no auth);"
-          + " got --host " + host);
-    }
+      Integer metricsPort, Integer lanceRestPort,
+      java.util.function.UnaryOperator<LakeFlightServer.Builder> security) {
     List<AutoCloseable> opened = new ArrayList<>();
     try {
       BufferAllocator allocator = new RootAllocator();
@@ -109,7 +118,7 @@ final class DevServer implements AutoCloseable {
       if (limits.timeout() != null) {
         builder.queryTimeout(limits.timeout());
       }
-      LakeFlightServer server = builder.build();
+      LakeFlightServer server = security.apply(builder).build();
       server.start();
       opened.add(server);
       LanceRestServer lanceRest = null;

@@ -46,12 +46,15 @@ public final class Lake implements Runnable {
 
     @CommandLine.Mixin OpsOptions ops;
 
+    @CommandLine.Mixin SecurityOptions security;
+
     @Option(names = "--port", defaultValue = "31337",
         description = "Flight SQL port on loopback; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
 
     @Option(names = "--host", defaultValue = "127.0.0.1",
-        description = "Loopback address to listen on (default: ${DEFAULT-VALUE}).")
+        description = "Address to listen on; other than loopback it needs --principals and"
+            + " --tls-cert/--tls-key (default: ${DEFAULT-VALUE}).")
     String host;
 
     @Option(names = "--data-dir", defaultValue = "${env:LAKE_DATA_DIR:-.lake/dev}",
@@ -93,6 +96,7 @@ public final class Lake implements Runnable {
     public Integer call() throws InterruptedException {
       Path data = dataDir.toAbsolutePath().normalize();
       ops.check(spec.commandLine());
+      security.check(spec.commandLine());
       QueryLimits limits = limits();
       if (lanceRestPort != null && (lanceRestPort < 0 || lanceRestPort > 65535)) {
         throw new CommandLine.ParameterException(spec.commandLine(),
@@ -100,7 +104,8 @@ public final class Lake implements Runnable {
       }
       DevServer server;
       try {
-        server = DevServer.start(data, host, port, limits, ops.metricsPort, lanceRestPort);
+        server = DevServer.start(data, host, port, limits, ops.metricsPort, lanceRestPort,
+            security::apply);
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());
         return 1;
@@ -114,7 +119,8 @@ public final class Lake implements Runnable {
       System.out.println("lake dev: data in " + data
           + (server.demoCreated() ? " (created demo.episodes)" : ""));
       System.out.println("lake dev: Flight SQL on " + host + ":" + server.port());
-      System.out.println("lake dev: JDBC URL " + server.jdbcUrl(host));
+      System.out.println("lake dev: JDBC URL " + (security.tls() || security.principals != null
+          ? security.jdbcUrl(host, server.port()) : server.jdbcUrl(host)));
       if (ops.metricsPort != null) {
         System.out.println("lake dev: metrics on http://" + host + ":" + server.metricsPort()
             + "/metrics");

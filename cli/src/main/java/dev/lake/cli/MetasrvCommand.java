@@ -89,14 +89,19 @@ final class MetasrvCommand implements Callable<Integer> {
 
   @CommandLine.Mixin OpsOptions ops;
 
+  @CommandLine.Mixin SecurityOptions security;
+
+  @CommandLine.Mixin ServiceOptions service;
+
   @Override
   public Integer call() throws InterruptedException {
     ops.check(spec.commandLine());
-    Path data = dataDir.toAbsolutePath().normalize();
-    if (!DevServer.isLoopback(host)) {
-      return usage("listens on loopback only until authentication and TLS exist; got --host "
-          + host);
+    security.check(spec.commandLine());
+    if (security.principals != null) {
+      return usage("--principals is for lake query and lake dev; Metasrv authenticates the"
+          + " service token (--service-token-file)");
     }
+    Path data = dataDir.toAbsolutePath().normalize();
     if (warehouse != null && warehouse.contains("://")) {
       return usage("--warehouse must be a local directory for now (object-store warehouses"
           + " are not supported yet), got " + warehouse);
@@ -128,7 +133,8 @@ final class MetasrvCommand implements Callable<Integer> {
       opened.addAll(engines.values());
       MetasrvServer.Builder builder = MetasrvServer.builder().store(store).engines(engines)
           .warehouse(warehouse != null ? Path.of(warehouse) : data.resolve("warehouse"))
-          .allocator(allocator).host(host).port(port).nodeId(node);
+          .allocator(allocator).host(host).port(port).nodeId(node)
+          .credentials(service.credentials()).tls(security.tlsFiles());
       if (ops.metricsPort != null) {
         builder.metrics(host, ops.metricsPort);
       }

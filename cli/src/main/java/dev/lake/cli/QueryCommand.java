@@ -44,7 +44,8 @@ final class QueryCommand implements Callable<Integer> {
   Path dataDir;
 
   @Option(names = "--host", defaultValue = "127.0.0.1",
-      description = "Loopback address to listen on (default: ${DEFAULT-VALUE}).")
+      description = "Address to listen on; other than loopback it needs --principals and"
+          + " --tls-cert/--tls-key (default: ${DEFAULT-VALUE}).")
   String host;
 
   @Option(names = "--port", defaultValue = "0",
@@ -54,13 +55,18 @@ final class QueryCommand implements Callable<Integer> {
   @CommandLine.Mixin OpsOptions ops;
 
   @CommandLine.Mixin TicketOptions tickets;
+  @CommandLine.Mixin SecurityOptions security;
+
+  @CommandLine.Mixin ServiceOptions service;
 
   @Override
   public Integer call() throws Exception {
     ops.check(spec.commandLine());
-    if (!DevServer.isLoopback(host)) {
-      spec.commandLine().getErr().println("lake query: listens on loopback only until"
-          + " authentication and TLS exist; got --host " + host);
+    security.check(spec.commandLine());
+    try {
+      security.checkListener(host);
+    } catch (IllegalStateException e) {
+      spec.commandLine().getErr().println("lake query: " + e.getMessage());
       return 2;
     }
     List<URI> endpoints;
@@ -78,7 +84,8 @@ final class QueryCommand implements Callable<Integer> {
       opened.add(allocator);
       Map<String, TableEngine> engines = DevServer.loadEngines();
       opened.addAll(engines.values());
-      MetasrvClient authority = MetasrvClient.connect(endpoints, allocator);
+      MetasrvClient authority = MetasrvClient.connect(endpoints, allocator,
+          Duration.ofSeconds(30), service.credentials());
       opened.add(authority);
       CatalogCache cache = CatalogCache.start(authority, engines);
       opened.add(cache);
@@ -90,7 +97,7 @@ final class QueryCommand implements Callable<Integer> {
       if (ops.metricsPort != null) {
         builder.metrics(host, ops.metricsPort);
       }
-      server = builder.build();
+      server = security.apply(builder).build();
       opened.add(server);
       if (!cache.awaitReady(Duration.ofSeconds(60))) {
         throw new IllegalStateException("no catalog snapshot from Metasrv " + metasrv
@@ -110,8 +117,7 @@ final class QueryCommand implements Callable<Integer> {
     }, "lake-query-shutdown"));
     System.out.println("lake query: Flight SQL on " + host + ":" + server.port()
         + " over metasrv " + metasrv);
-    System.out.println("lake query: JDBC URL jdbc:arrow-flight-sql://" + host + ":"
-        + server.port() + "/?useEncryption=false");
+    System.out.println("lake query: JDBC URL " + security.jdbcUrl(host, server.port()));
     if (ops.metricsPort != null) {
       System.out.println("lake query: metrics on http://" + host + ":" + server.metricsPort()
           + "/metrics");

@@ -29,6 +29,11 @@ final class DefaultSchemaWritableCatalog extends DefaultSchemaCatalog
   }
 
   @Override
+  public void checkWritable(TableName name) {
+    catalog.checkWritable(name);
+  }
+
+  @Override
   public void createTable(TableName name, Schema schema, String engine) {
     catalog.createTable(name, schema, engine);
   }

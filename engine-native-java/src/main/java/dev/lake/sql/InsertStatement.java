@@ -83,6 +83,7 @@ final class InsertStatement implements PreparedUpdate {
           + " name is not supported", DdlTypes.line(insert), DdlTypes.col(insert), null);
     }
     TableName target = Updates.existing(catalog, id.names, false);
+    catalog.checkWritable(target);
     TableHandle handle = catalog.openTable(target).orElseThrow(() -> new SqlException(
         SqlException.Kind.TABLE_NOT_FOUND, "table " + SqlCatalog.LAKE + "." + target
             + " does not exist"));

@@ -22,6 +22,15 @@ public interface WritableSqlCatalog extends SqlCatalog {
   /** The schema an unqualified {@code CREATE TABLE} creates its table in, as in PostgreSQL. */
   String DEFAULT_SCHEMA = "public";
 
+  /**
+   * Called when an {@code INSERT} into {@code name} is prepared, before anything runs, so a
+   * catalog that would refuse the write refuses it even when no row comes (an append of no rows
+   * never reaches {@link #append}). Default: nothing.
+   *
+   * @throws RuntimeException the catalog's refusal, which the statement fails with
+   */
+  default void checkWritable(TableName name) {}
+
   /** Creates an empty schema. */
   void createSchema(String schema);
 

@@ -15,6 +15,7 @@ import dev.lake.engine.TableHandle;
 import dev.lake.engine.TableLocation;
 import dev.lake.engine.UuidV7;
 import dev.lake.engine.Version;
+import dev.lake.flight.auth.Grants;
 import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.SqlException;
 import dev.lake.sql.TableName;
@@ -39,6 +40,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@code log} engine unless {@code WITH (engine = ...)} names another, and an INSERT is one
  * append (one version). The registry's refusals become {@link SqlException}s of the kind the
  * SQL engine decides by.
+ *
+ * <p>Every table opened and every change is checked against the grants of the call's principal
+ * ({@link Grants}): names stay resolvable (so a refusal names the table instead of pretending it
+ * is missing), opening or changing a table outside the grants is refused.
  */
 public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
@@ -76,6 +81,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
     } catch (InvalidNameException e) {
       return Optional.empty();
     }
+    Grants.checkRead(name.schema(), name.table());
     return catalog.readHandle(ident);
   }
 
@@ -95,7 +101,13 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
   }
 
   @Override
+  public void checkWritable(TableName name) {
+    Grants.checkWrite(name.schema(), name.table());
+  }
+
+  @Override
   public void createSchema(String schema) {
+    Grants.checkAdmin(schema);
     refusals(() -> {
       catalog.createNamespace(schema);
       return null;
@@ -104,6 +116,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   @Override
   public void dropSchema(String schema, boolean cascade) {
+    Grants.checkAdmin(schema);
     refusals(() -> {
       catalog.dropNamespace(schema, cascade);
       return null;
@@ -112,6 +125,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   @Override
   public void createTable(TableName name, Schema schema, String engine) {
+    Grants.checkWrite(name.schema(), name.table());
     refusals(() -> {
       TableIdent ident = ident(name);
       requireSchema(name);
@@ -123,6 +137,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
   @Override
   public Version createTableAs(TableName name, Schema schema, String engine, ArrowReader batches,
       byte[] sha256) {
+    Grants.checkWrite(name.schema(), name.table());
     return refusals(() -> {
       TableIdent ident = ident(name);
       requireSchema(name);
@@ -133,6 +148,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   @Override
   public void dropTable(TableName name) {
+    Grants.checkWrite(name.schema(), name.table());
     refusals(() -> {
       catalog.drop(ident(name));
       return null;
@@ -142,6 +158,7 @@ public final class CatalogSqlCatalog implements WritableSqlCatalog {
   @Override
   public Version append(TableName name, TableLocation location, ArrowReader batches,
       byte[] sha256) {
+    Grants.checkWrite(name.schema(), name.table());
     return refusals(() -> {
       TableIdent ident = ident(name);
       // The statement was planned against the incarnation whose files are at that location.

@@ -14,6 +14,8 @@ import dev.lake.engine.EngineException;
 import dev.lake.engine.SchemaMismatchException;
 import dev.lake.engine.VersionNotFoundException;
 import dev.lake.exec.QueryStoppedException;
+import dev.lake.flight.auth.AccessDeniedException;
+import dev.lake.flight.auth.AuthenticationException;
 import dev.lake.sql.SqlException;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.StatusException;
@@ -60,6 +62,10 @@ final class ErrorMapper {
     Throwable e = unwrap(error);
     return switch (e) {
       case StatusException status -> bounded(status);
+      case AuthenticationException unauthenticated ->
+          status(GrpcStatus.UNAUTHENTICATED, unauthenticated.getMessage());
+      case Throwable any when denial(any) != null ->
+          status(GrpcStatus.PERMISSION_DENIED, denial(any).getMessage());
       case TicketCodec.InvalidTicketException invalid ->
           status(GrpcStatus.INVALID_ARGUMENT, invalid.getMessage());
       case dev.lake.flight.ticket.TicketRefusedException refused -> status(switch (refused.reason()) {
@@ -165,6 +171,19 @@ final class ErrorMapper {
       }
     }
     return message;
+  }
+
+  /** A grant refusal anywhere in the cause chain (the SQL validator wraps what the catalog throws). */
+  private static AccessDeniedException denial(Throwable e) {
+    for (Throwable current = e; current != null; current = current.getCause()) {
+      if (current instanceof AccessDeniedException denied) {
+        return denied;
+      }
+      if (current.getCause() == current) {
+        break;
+      }
+    }
+    return null;
   }
 
   private static Throwable unwrap(Throwable e) {

@@ -7,6 +7,9 @@ import com.google.protobuf.MessageLite;
 import com.google.protobuf.MessageOrBuilder;
 import dev.lake.catalog.TableIdent;
 import dev.lake.exec.QueryControl;
+import dev.lake.flight.auth.AccessDeniedException;
+import dev.lake.flight.auth.Authenticator;
+import dev.lake.flight.auth.Grants;
 import dev.lake.flight.auth.Principal;
 import dev.lake.sql.PreparedQuery;
 import dev.lake.sql.PlanningControl;
@@ -71,12 +74,20 @@ final class FlightSqlService {
   private final AtomicLong callIds = new AtomicLong();
   private final PreparedStatements preparedStatements;
   private final Tickets tickets;
+  private final Authenticator authenticator;
 
-  /** @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
+  /**
+   * @param authenticator resolves each call's credentials; null: every caller is {@link
+   *     Principal#ANONYMOUS} (loopback dev mode)
+   * @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
       ExecutorService workers, BufferAllocator allocator, long maxIngestBytes,
-      long maxBytesInFlight, Duration queryTimeout, StatementLimits limits, Tickets tickets) {
+      long maxBytesInFlight, Duration queryTimeout, StatementLimits limits, Tickets tickets,
+      Authenticator authenticator) {
     this.tickets = tickets;
+    // Work handed to the pool runs as the principal of the call that handed it over.
+    workers = Grants.propagating(workers);
+    this.authenticator = authenticator;
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
     this.sessions = new SessionOptions(metadata.catalog());
@@ -127,14 +138,39 @@ final class FlightSqlService {
 
   // ---- Handshake, ListActions ------------------------------------------------------------
 
-  /** No authentication yet: every handshake message is answered with an empty payload. */
+  /**
+   * Without an authenticator every handshake message is answered with an empty payload. With one,
+   * the credentials are an {@code authorization: Basic} header (Arrow's {@code
+   * authenticateBasicToken}, the JDBC driver's user and password), a {@code BasicAuth} payload
+   * (the older {@code authenticateBasic}) or a bearer token; the answer carries a bearer token in
+   * the {@code authorization} response header and as the payload. Passwords are checked on a
+   * worker (PBKDF2 is slow on purpose).
+   */
   private void handshake(
       GrpcServerRequest<Flight.HandshakeRequest, Flight.HandshakeResponse> request) {
     GrpcServerResponse<Flight.HandshakeRequest, Flight.HandshakeResponse> response =
         request.response();
-    request.handler(message -> response.write(Flight.HandshakeResponse.newBuilder()
-        .setProtocolVersion(message.getProtocolVersion()).build()));
-    request.endHandler(v -> response.end());
+    if (authenticator == null) {
+      request.handler(message -> response.write(Flight.HandshakeResponse.newBuilder()
+          .setProtocolVersion(message.getProtocolVersion()).build()));
+      request.endHandler(v -> response.end());
+      return;
+    }
+    Context context = Vertx.currentContext();
+    String header = request.headers().get("authorization");
+    Flight.HandshakeRequest[] first = new Flight.HandshakeRequest[1];
+    request.handler(message -> {
+      if (first[0] == null) {
+        first[0] = message;
+      }
+    });
+    request.endHandler(v -> offload(context, response,
+        () -> Handshakes.answer(authenticator, header, first[0]), token -> {
+          response.headers().set("authorization", "Bearer " + token);
+          response.end(Flight.HandshakeResponse.newBuilder()
+              .setProtocolVersion(first[0] == null ? 0 : first[0].getProtocolVersion())
+              .setPayload(ByteString.copyFromUtf8(token)).build());
+        }));
   }
 
   private void listActions(GrpcServerRequest<Flight.Empty, Flight.ActionType> request) {
@@ -282,7 +318,7 @@ final class FlightSqlService {
           maxBytesInFlight, opener, control, deadlineMillis);
       request.errorHandler(error -> stream.cancel());
       request.exceptionHandler(error -> stream.cancel());
-      stream.start();
+      asCaller(request, stream::start);
     });
   }
 
@@ -304,6 +340,7 @@ final class FlightSqlService {
   private void doPut(GrpcServerRequest<Flight.FlightData, Flight.PutResult> request) {
     Context context = Vertx.currentContext();
     PutCall[] call = new PutCall[1];
+    Principal[] caller = new Principal[1];
     boolean[] refused = new boolean[1];
     request.handler(data -> {
       if (refused[0]) {
@@ -311,18 +348,19 @@ final class FlightSqlService {
       }
       if (call[0] == null) {
         try {
-          call[0] = startPut(context, request, data);
+          caller[0] = principal(request);
+          call[0] = startPut(context, request, data, caller[0]);
         } catch (RuntimeException e) {
           refused[0] = true;
           request.response().fail(ErrorMapper.toStatus(e));
           return;
         }
       }
-      call[0].onMessage(data);
+      Grants.runAs(caller[0], () -> call[0].onMessage(data));
     });
     request.endHandler(v -> {
       if (call[0] != null) {
-        call[0].onEnd();
+        Grants.runAs(caller[0], call[0]::onEnd);
       } else if (!refused[0]) {
         request.response().fail(ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
             "DoPut carried no messages"));
@@ -341,7 +379,8 @@ final class FlightSqlService {
   }
 
   private PutCall startPut(Context context,
-      GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, Flight.FlightData first) {
+      GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, Flight.FlightData first,
+      Principal caller) {
     if (first == FlightIpc.UNREADABLE) {
       throw FlightIpc.unreadable();
     }
@@ -382,6 +421,11 @@ final class FlightSqlService {
           "the CommandStatementIngest cannot be parsed");
     }
     TableIdent target = Ingestor.target(ingest, cookies(request).defaultSchema());
+    if (!caller.mayWrite(target.namespace())) {
+      throw new AccessDeniedException("principal '" + caller.name() + "' (role " + caller.role()
+          + ") may not ingest into table '" + target + "': namespace '" + target.namespace()
+          + "' is not granted for writing");
+    }
     BufferAllocator callAllocator =
         allocator.newChildAllocator("ingest-" + callIds.incrementAndGet(), 0, Long.MAX_VALUE);
     return new IngestCall(context, workers, request, callAllocator, ingestor, ingest, target,
@@ -400,7 +444,7 @@ final class FlightSqlService {
       SessionOptions.CallHeaders cookies = cookies(request);
       Principal principal = principal(request);
       if (SessionOptions.handles(action.getType())) {
-        new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+        asCaller(request, () -> new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
             () -> sessions.run(action, cookies.cookies()), reply -> {
           GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
           if (reply.setCookie() != null) {
@@ -408,15 +452,15 @@ final class FlightSqlService {
           }
           reply.results().forEach(response::write);
           response.end();
-        });
+        }));
         return;
       }
-      new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
+      asCaller(request, () -> new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
           () -> runAction(action, cookies, principal), results -> {
         GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
         results.forEach(response::write);
         response.end();
-      });
+      }));
     });
   }
 
@@ -458,16 +502,19 @@ final class FlightSqlService {
     }
   }
 
-  /** The request's session headers (cookies, default schema), read on the event loop. */
   /**
-   * The principal a call runs as. Every handler asks here once, before it decodes anything else;
-   * tickets and handles issued to the call bind it. No authentication yet: every caller is
-   * {@link Principal#ANONYMOUS}.
+   * The principal a call runs as, from its {@code authorization: Bearer} header ({@link
+   * Principal#ANONYMOUS} without an authenticator). Tickets and handles issued to the call bind
+   * it.
+   *
+   * @throws dev.lake.flight.auth.AuthenticationException if the call's credentials name nobody
    */
   private Principal principal(GrpcServerRequest<?, ?> request) {
-    return Principal.ANONYMOUS;
+    return authenticator == null ? Principal.ANONYMOUS
+        : authenticator.authenticate(request.headers().get("authorization"));
   }
 
+  /** The request's session headers (cookies, default schema), read on the event loop. */
   private static SessionOptions.CallHeaders cookies(GrpcServerRequest<?, ?> request) {
     return SessionOptions.CallHeaders.of(request.headers());
   }
@@ -517,9 +564,24 @@ final class FlightSqlService {
         return;
       }
       Req message = ar.result();
-      new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
-          () -> work.apply(message), result -> request.response().end(result));
+      asCaller(request, () -> new BoundedCall(context, request, deadlineMillis(request.timeout()))
+          .start(workers, () -> work.apply(message), result -> request.response().end(result)));
     });
+  }
+
+  /**
+   * Runs {@code start} (which hands the call's work to the pool) as the call's principal, or
+   * fails the call with UNAUTHENTICATED.
+   */
+  private void asCaller(GrpcServerRequest<?, ?> request, Runnable start) {
+    Principal caller;
+    try {
+      caller = principal(request);
+    } catch (RuntimeException e) {
+      request.response().fail(ErrorMapper.toStatus(e));
+      return;
+    }
+    Grants.runAs(caller, start);
   }
 
   private <T> void offload(Context context, GrpcServerResponse<?, ?> response, Callable<T> work,

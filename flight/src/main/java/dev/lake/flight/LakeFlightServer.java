@@ -131,18 +131,24 @@ public final class LakeFlightServer implements AutoCloseable {
     if (http != null || closed) {
       throw new IllegalStateException(closed ? "server is closed" : "server already started");
     }
+    dev.lake.flight.auth.ListenerPolicy.check(config.host, config.authenticator != null, config.tls != null);
     FlightSqlService service = new FlightSqlService(config.sqlEngine,
         new MetadataCommands(config.registry, SqlInfos.create(VERSION)), new Ingestor(config.registry), workers,
         allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout,
-        config.statementLimits, new Tickets(config.tickets(), config.registry));
+        config.statementLimits, new Tickets(config.tickets(), config.registry),
+        config.authenticator);
     GrpcServer grpc = GrpcServer.server(vertx,
         new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes));
     service.register(grpc);
     health.register(grpc);
-    HttpServer server = vertx.createHttpServer(new HttpServerOptions()
-            .setHost(config.host)
-            .setPort(config.port))
-        .requestHandler(metrics.instrument(withoutContentLength(grpc)));
+    HttpServerOptions options = new HttpServerOptions().setHost(config.host).setPort(config.port);
+    if (config.tls != null) {
+      config.tls.apply(options);
+    }
+    HttpServer server = vertx.createHttpServer(options)
+        .requestHandler(metrics.instrument(dev.lake.flight.auth.AuthGate.wrap(
+            config.authenticator == null ? null : config.authenticator::authenticate,
+            withoutContentLength(grpc))));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -278,8 +284,25 @@ public final class LakeFlightServer implements AutoCloseable {
     private String role = "dev";
     private String metricsHost = "127.0.0.1";
     private int metricsPort = -1;
+    private dev.lake.flight.auth.Authenticator authenticator;
+    private dev.lake.flight.auth.TlsFiles tls;
 
     private Builder() {}
+
+    /**
+     * Authenticates every call (bearer tokens, basic-auth Handshake) and checks its grants;
+     * default none: every caller is {@code Principal.ANONYMOUS}, allowed on loopback only.
+     */
+    public Builder authenticator(dev.lake.flight.auth.Authenticator authenticator) {
+      this.authenticator = authenticator;
+      return this;
+    }
+
+    /** Serves TLS (and mutual TLS when a client CA is given); default plaintext, loopback only. */
+    public Builder tls(dev.lake.flight.auth.TlsFiles tls) {
+      this.tls = tls;
+      return this;
+    }
 
     /**
      * When the server is ready for work, besides its catalog cache holding a first snapshot, as

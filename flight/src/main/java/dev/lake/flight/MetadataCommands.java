@@ -3,6 +3,7 @@ package dev.lake.flight;
 import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.lake.catalog.CatalogCache;
+import dev.lake.flight.auth.Grants;
 import dev.lake.catalog.TableEntry;
 import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.TableName;
@@ -146,7 +147,8 @@ final class MetadataCommands {
       LikePattern pattern = LikePattern.of(
           request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null,
           "db_schema_filter_pattern");
-      catalog.namespaces().stream().filter(pattern::matches).forEach(schemas::add);
+      catalog.namespaces().stream().filter(Grants::visible).filter(pattern::matches)
+          .forEach(schemas::add);
     }
     return single(FlightSqlProducer.Schemas.GET_SCHEMAS_SCHEMA, allocator, root -> {
       VarCharVector catalogs = (VarCharVector) root.getVector("catalog_name");
@@ -173,7 +175,7 @@ final class MetadataCommands {
           request.hasTableNameFilterPattern() ? request.getTableNameFilterPattern() : null,
           "table_name_filter_pattern");
       for (String namespace : catalog.namespaces()) {
-        if (schemaPattern.matches(namespace)) {
+        if (Grants.visible(namespace) && schemaPattern.matches(namespace)) {
           catalog.tables(namespace).stream()
               .filter(entry -> tablePattern.matches(entry.ident().name()))
               .forEach(tables::add);

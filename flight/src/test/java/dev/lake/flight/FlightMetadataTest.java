@@ -137,9 +137,11 @@ class FlightMetadataTest {
   }
 
   /** Every row of the result as strings, in order; binary columns are left out. */
-  static List<List<String>> rows(FlightSqlClient client, FlightInfo info) throws Exception {
+  static List<List<String>> rows(FlightSqlClient client, FlightInfo info,
+      org.apache.arrow.flight.CallOption... options) throws Exception {
     List<List<String>> rows = new ArrayList<>();
-    try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket())) {
+    try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket(),
+        options)) {
       assertEquals(info.getSchemaOptional().orElseThrow(), stream.getSchema());
       while (stream.next()) {
         VectorSchemaRoot root = stream.getRoot();

@@ -66,6 +66,11 @@ public final class SqlCommand implements Callable<Integer> {
           + " (default: $LAKE_TOKEN; none when unset).")
   String token;
 
+  @Option(names = "--tls-ca", defaultValue = "${env:LAKE_TLS_CA}", paramLabel = "FILE",
+      description = "PEM CA certificate(s) to trust for a grpc+tls endpoint, e.g. the tls_ca of"
+          + " `lake cluster --secure` (default: $LAKE_TLS_CA, else the JVM's trust store).")
+  Path tlsCa;
+
   @Option(names = "--format", converter = ResultFormat.Converter.class, defaultValue = "table",
       paramLabel = "table|csv|json",
       description = "table: aligned, with row counts and timings (default); csv: RFC 4180 with a"
@@ -144,8 +149,12 @@ public final class SqlCommand implements Callable<Integer> {
   }
 
   private SqlSession open() {
+    if (tlsCa != null && !java.nio.file.Files.isReadable(tlsCa)) {
+      throw new CommandLine.ParameterException(spec.commandLine(),
+          "--tls-ca: cannot read " + tlsCa);
+    }
     try {
-      return SqlSession.open(endpoint, token);
+      return SqlSession.open(endpoint, token, tlsCa);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--token: " + e.getMessage());
     }

@@ -36,16 +36,18 @@ public final class SqlSession implements AutoCloseable {
 
   private final Endpoint endpoint;
   private final BearerToken token;
+  private final byte[] trustedCa;
   private final BufferAllocator allocator;
   private final FlightClient flight;
   private final FlightSqlClient sql;
   /** Clients for results that a server hands out at other locations. */
   private final Map<URI, FlightClient> elsewhere = new LinkedHashMap<>();
 
-  private SqlSession(Endpoint endpoint, BearerToken token, BufferAllocator allocator,
-      FlightClient flight) {
+  private SqlSession(Endpoint endpoint, BearerToken token, byte[] trustedCa,
+      BufferAllocator allocator, FlightClient flight) {
     this.endpoint = endpoint;
     this.token = token;
+    this.trustedCa = trustedCa;
     this.allocator = allocator;
     this.flight = flight;
     this.sql = new FlightSqlClient(flight);
@@ -58,10 +60,29 @@ public final class SqlSession implements AutoCloseable {
    * @throws IllegalArgumentException if the token is blank or holds control characters
    */
   public static SqlSession open(Endpoint endpoint, String token) {
+    return open(endpoint, token, null);
+  }
+
+  /**
+   * As {@link #open(Endpoint, String)}, trusting the PEM CA certificates {@code trustedCa} (null:
+   * the JVM's trust store) for a {@code grpc+tls} endpoint.
+   *
+   * @throws java.io.UncheckedIOException if the CA file cannot be read
+   */
+  public static SqlSession open(Endpoint endpoint, String token, java.nio.file.Path trustedCa) {
     BearerToken bearer = token == null ? null : new BearerToken(token);
+    byte[] ca = null;
+    if (trustedCa != null) {
+      try {
+        ca = java.nio.file.Files.readAllBytes(trustedCa);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("cannot read the CA file " + trustedCa, e);
+      }
+    }
     BufferAllocator allocator = new RootAllocator();
     try {
-      return new SqlSession(endpoint, bearer, allocator, client(endpoint.location(), bearer, allocator));
+      return new SqlSession(endpoint, bearer, ca, allocator,
+          client(endpoint.location(), bearer, ca, allocator));
     } catch (RuntimeException e) {
       allocator.close();
       throw e;
@@ -139,11 +160,16 @@ public final class SqlSession implements AutoCloseable {
       }
     }
     Location first = locations.getFirst();
-    return elsewhere.computeIfAbsent(first.getUri(), uri -> client(first, token, allocator));
+    return elsewhere.computeIfAbsent(first.getUri(),
+        uri -> client(first, token, trustedCa, allocator));
   }
 
-  private static FlightClient client(Location location, BearerToken token, BufferAllocator allocator) {
+  private static FlightClient client(Location location, BearerToken token, byte[] trustedCa,
+      BufferAllocator allocator) {
     FlightClient.Builder builder = FlightClient.builder(allocator, location);
+    if (trustedCa != null) {
+      builder.trustedCertificates(new java.io.ByteArrayInputStream(trustedCa));
+    }
     if (token != null) {
       builder.intercept(token);
     }

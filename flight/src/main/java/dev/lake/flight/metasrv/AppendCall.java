@@ -180,6 +180,7 @@ final class AppendCall {
 
   private TableEntry apply(TableRegistry registry, BatchListReader reader) {
     MetasrvProtocol.PutCommand c = command;
+    MetasrvServer.checkWrite(c.ident());
     return switch (c.kind()) {
       case APPEND -> registry.append(c.ident(), c.incarnation(), c.operation(), reader);
       case CREATE_WITH -> registry.createWith(c.ident(), c.schema().orElseThrow(),

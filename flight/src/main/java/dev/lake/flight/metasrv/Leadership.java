@@ -57,10 +57,13 @@ final class Leadership implements AutoCloseable {
   private volatile long catalogEpoch;
   private volatile String leaderAddress;
   private volatile boolean closed;
+  private final dev.lake.flight.auth.ServiceCredentials credentials;
 
   Leadership(MetaStore store, Map<String, TableEngine> engines, Path warehouse,
       LeaseSettings settings, Clock clock, BufferAllocator allocator, String nodeId,
-      String selfAddress, Maintenance maintenance) {
+      String selfAddress, Maintenance maintenance,
+      dev.lake.flight.auth.ServiceCredentials credentials) {
+    this.credentials = credentials;
     this.store = store;
     this.maintenance = maintenance;
     this.engines = engines;
@@ -234,7 +237,7 @@ final class Leadership implements AutoCloseable {
           + LEASE_KEY + " vacant or expired); retry shortly");
     }
     return call.apply(forwarders.computeIfAbsent(leader, address ->
-        MetasrvClient.forwarding(URI.create("grpc://" + address), allocator)));
+        MetasrvClient.forwarding(URI.create("grpc://" + address), allocator, credentials)));
   }
 
   /**

@@ -22,6 +22,7 @@ import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.CallOptions;
 import org.apache.arrow.flight.FlightCallHeaders;
+import dev.lake.flight.auth.ServiceCredentials;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightRuntimeException;
@@ -67,25 +68,51 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
   private final Duration retryFor;
   private final CallOption[] options;
   private final FlightClient[] clients;
+  private final ServiceCredentials credentials;
   private volatile int preferred;
 
   private MetasrvClient(List<URI> endpoints, BufferAllocator allocator, Duration retryFor,
-      boolean forwarding) {
+      boolean forwarding, ServiceCredentials credentials) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("a Metasrv client needs at least one endpoint");
     }
-    this.endpoints = endpoints.stream().map(MetasrvClient::location).toList();
+    this.credentials = credentials;
+    this.endpoints = endpoints.stream()
+        .map(uri -> {
+          location(uri);
+          return credentials.location(uri.getHost(), uri.getPort());
+        })
+        .toList();
     this.allocator = allocator.newChildAllocator("metasrv-client", 0, Long.MAX_VALUE);
     this.retryFor = retryFor;
     this.clients = new FlightClient[endpoints.size()];
     List<CallOption> callOptions = new ArrayList<>();
     callOptions.add(CallOptions.timeout(CALL_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+    FlightCallHeaders headers = new FlightCallHeaders();
     if (forwarding) {
-      FlightCallHeaders headers = new FlightCallHeaders();
       headers.insert(MetasrvProtocol.FORWARDED_HEADER, "1");
+    }
+    if (credentials.token() != null) {
+      headers.insert("authorization", "Bearer " + credentials.token());
+    }
+    if (forwarding || credentials.token() != null) {
       callOptions.add(new HeaderCallOption(headers));
     }
     this.options = callOptions.toArray(CallOption[]::new);
+  }
+
+  /** The call options, with the end principal of the call this one serves, if any. */
+  private CallOption[] options() {
+    var caller = dev.lake.flight.auth.Grants.caller();
+    if (caller.isEmpty()) {
+      return options;
+    }
+    FlightCallHeaders headers = new FlightCallHeaders();
+    headers.insert(dev.lake.flight.auth.PrincipalHeader.NAME,
+        dev.lake.flight.auth.PrincipalHeader.encode(caller.get()));
+    CallOption[] all = java.util.Arrays.copyOf(options, options.length + 1);
+    all[options.length] = new HeaderCallOption(headers);
+    return all;
   }
 
   /**
@@ -99,12 +126,22 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
   /** As {@link #connect(List, BufferAllocator)}, retrying for up to {@code retryFor} per call. */
   public static MetasrvClient connect(List<URI> endpoints, BufferAllocator allocator,
       Duration retryFor) {
-    return new MetasrvClient(List.copyOf(endpoints), allocator, retryFor, false);
+    return connect(endpoints, allocator, retryFor, ServiceCredentials.NONE);
+  }
+
+  /**
+   * As {@link #connect(List, BufferAllocator, Duration)}, every call carrying the service token
+   * and going over TLS when {@code credentials} name a CA.
+   */
+  public static MetasrvClient connect(List<URI> endpoints, BufferAllocator allocator,
+      Duration retryFor, ServiceCredentials credentials) {
+    return new MetasrvClient(List.copyOf(endpoints), allocator, retryFor, false, credentials);
   }
 
   /** A follower's client of the leader: one attempt, marked forwarded so it is not forwarded again. */
-  static MetasrvClient forwarding(URI leader, BufferAllocator allocator) {
-    return new MetasrvClient(List.of(leader), allocator, Duration.ZERO, true);
+  static MetasrvClient forwarding(URI leader, BufferAllocator allocator,
+      ServiceCredentials credentials) {
+    return new MetasrvClient(List.of(leader), allocator, Duration.ZERO, true, credentials);
   }
 
   /**
@@ -260,7 +297,7 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
     VectorSchemaRoot root = payload.root;
     SyncPutListener listener = new SyncPutListener();
     FlightClient.ClientStreamListener stream =
-        client.startPut(FlightDescriptor.command(command), root, listener, options);
+        client.startPut(FlightDescriptor.command(command), root, listener, options());
     VectorLoader loader = new VectorLoader(root);
     for (ArrowRecordBatch batch : payload.batches) {
       loader.load(batch);
@@ -292,7 +329,7 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
   private JsonNode action(String type, ObjectNode body, MetasrvStatus.Subject subject) {
     byte[] bytes = MetasrvProtocol.bytes(body);
     return call(subject, client -> {
-      Iterator<Result> results = client.doAction(new Action(type, bytes), options);
+      Iterator<Result> results = client.doAction(new Action(type, bytes), options());
       byte[] answer = null;
       while (results.hasNext()) {
         byte[] next = results.next().getBody();
@@ -346,7 +383,8 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
   private FlightClient client(int index) {
     synchronized (clients) {
       if (clients[index] == null) {
-        clients[index] = FlightClient.builder(allocator, endpoints.get(index)).build();
+        clients[index] = credentials.configure(FlightClient.builder(allocator,
+            endpoints.get(index))).build();
       }
       return clients[index];
     }

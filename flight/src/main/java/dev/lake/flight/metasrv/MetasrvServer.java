@@ -119,9 +119,14 @@ public final class MetasrvServer implements AutoCloseable {
         new GrpcServerOptions().setMaxMessageSize(config.maxStreamBytes + (1 << 20)));
     register(grpc);
     health.register(grpc);
-    HttpServer server = vertx.createHttpServer(
-        new HttpServerOptions().setHost(config.host).setPort(config.port))
-        .requestHandler(metrics.instrument(grpc));
+    dev.lake.flight.auth.ListenerPolicy.check(config.host, config.credentials.token() != null,
+        config.tls != null);
+    HttpServerOptions options = new HttpServerOptions().setHost(config.host).setPort(config.port);
+    if (config.tls != null) {
+      config.tls.apply(options);
+    }
+    HttpServer server = vertx.createHttpServer(options).requestHandler(metrics.instrument(
+        dev.lake.flight.auth.AuthGate.wrap(config.credentials.serverCheck(), grpc)));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {
@@ -135,7 +140,7 @@ public final class MetasrvServer implements AutoCloseable {
     String self = config.host + ":" + server.actualPort();
     leadership = new Leadership(config.store, config.engines, config.warehouse, config.lease,
         config.clock, allocator, config.nodeId, self, new Leadership.Maintenance(
-            config.maintenanceInterval, config.maintenancePolicy, 100));
+            config.maintenanceInterval, config.maintenancePolicy, 100), config.credentials);
     leadership.step();
     if (config.campaign) {
       leadership.start();
@@ -299,7 +304,14 @@ public final class MetasrvServer implements AutoCloseable {
             MetasrvStatus.toStatus(starting()).answer(request.response());
             return;
           }
-          new AppendCall(Vertx.currentContext(), workers, request, admission, current,
+          java.util.concurrent.Executor callWorkers;
+          try {
+            callWorkers = callerWorkers(request);
+          } catch (RuntimeException e) {
+            MetasrvStatus.toStatus(e).answer(request.response());
+            return;
+          }
+          new AppendCall(Vertx.currentContext(), callWorkers, request, admission, current,
               allocator, config.maxStreamBytes).start();
         });
     for (String name : new String[] {"GetFlightInfo", "GetSchema", "PollFlightInfo"}) {
@@ -323,9 +335,28 @@ public final class MetasrvServer implements AutoCloseable {
         + name + "; it answers DoAction and DoPut only").answer(request.response());
   }
 
+  /**
+   * The pool, running the call's work as the end principal a Query replica forwarded (trusted:
+   * the call passed the service-token gate), so writes re-check its grants and a forward to the
+   * leader carries it on.
+   *
+   * @throws dev.lake.flight.auth.AuthenticationException if the header is malformed
+   */
+  private java.util.concurrent.Executor callerWorkers(GrpcServerRequest<?, ?> request) {
+    return dev.lake.flight.auth.Grants.as(dev.lake.flight.auth.PrincipalHeader.decode(
+        request.headers().get(dev.lake.flight.auth.PrincipalHeader.NAME)), workers);
+  }
+
   private void doAction(GrpcServerRequest<Flight.Action, Flight.Result> request) {
     Context context = Vertx.currentContext();
     boolean forwarded = request.headers().contains(MetasrvProtocol.FORWARDED_HEADER);
+    java.util.concurrent.Executor callWorkers;
+    try {
+      callWorkers = callerWorkers(request);
+    } catch (RuntimeException e) {
+      MetasrvStatus.toStatus(e).answer(request.response());
+      return;
+    }
     request.last().onSuccess(action -> {
       long bytes = action.getSerializedSize();
       if (!admission.tryReserve(bytes)) {
@@ -334,7 +365,7 @@ public final class MetasrvServer implements AutoCloseable {
         return;
       }
       try {
-        workers.execute(() -> {
+        callWorkers.execute(() -> {
           try {
             byte[] result = runAction(action, forwarded);
             context.runOnContext(v -> request.response().end(Flight.Result.newBuilder()
@@ -388,6 +419,7 @@ public final class MetasrvServer implements AutoCloseable {
       }
       case MetasrvProtocol.CREATE_NAMESPACE -> {
         String namespace = MetasrvProtocol.text(body, "namespace");
+        dev.lake.flight.auth.Grants.checkAdmin(namespace);
         leadership.run(forwarded, r -> {
           r.createNamespace(namespace);
           return null;
@@ -395,6 +427,7 @@ public final class MetasrvServer implements AutoCloseable {
       }
       case MetasrvProtocol.DROP_NAMESPACE -> {
         String namespace = MetasrvProtocol.text(body, "namespace");
+        dev.lake.flight.auth.Grants.checkAdmin(namespace);
         boolean cascade = body.path("cascade").asBoolean(false);
         leadership.run(forwarded, r -> {
           r.dropNamespace(namespace, cascade);
@@ -405,17 +438,20 @@ public final class MetasrvServer implements AutoCloseable {
         TableIdent ident = MetasrvProtocol.ident(body);
         var schema = MetasrvProtocol.schema(body);
         String engine = MetasrvProtocol.text(body, "engine");
+        checkWrite(ident);
         result.set("entry", MetasrvProtocol.entry(
             leadership.run(forwarded, r -> r.create(ident, schema, engine))));
       }
       case MetasrvProtocol.REPLACE_WITH_EMPTY -> {
         TableIdent ident = MetasrvProtocol.ident(body);
         var schema = MetasrvProtocol.schema(body);
+        checkWrite(ident);
         result.set("entry", MetasrvProtocol.entry(
             leadership.run(forwarded, r -> r.replaceWithEmpty(ident, schema))));
       }
       case MetasrvProtocol.DROP_TABLE -> {
         TableIdent ident = MetasrvProtocol.ident(body);
+        checkWrite(ident);
         leadership.run(forwarded, r -> {
           r.drop(ident);
           return null;
@@ -427,9 +463,16 @@ public final class MetasrvServer implements AutoCloseable {
     return MetasrvProtocol.bytes(result);
   }
 
+  static void checkWrite(TableIdent ident) {
+    dev.lake.flight.auth.Grants.checkWrite(ident.namespace(), ident.name());
+  }
+
   /** Configures a {@link MetasrvServer}; store, engines, warehouse and allocator are required. */
   public static final class Builder {
     private MetaStore store;
+    private dev.lake.flight.auth.ServiceCredentials credentials =
+        dev.lake.flight.auth.ServiceCredentials.NONE;
+    private dev.lake.flight.auth.TlsFiles tls;
     private Map<String, TableEngine> engines;
     private Path warehouse;
     private BufferAllocator allocator;
@@ -452,6 +495,22 @@ public final class MetasrvServer implements AutoCloseable {
     private int metricsPort = -1;
 
     private Builder() {}
+
+    /**
+     * The service token every call must carry (also sent on the follower→leader hop) and the CA
+     * the leader's certificate is checked against; default {@link
+     * dev.lake.flight.auth.ServiceCredentials#NONE} (loopback only).
+     */
+    public Builder credentials(dev.lake.flight.auth.ServiceCredentials credentials) {
+      this.credentials = java.util.Objects.requireNonNull(credentials, "credentials");
+      return this;
+    }
+
+    /** Serves TLS (mutual TLS with a client CA); default plaintext, loopback only. */
+    public Builder tls(dev.lake.flight.auth.TlsFiles tls) {
+      this.tls = tls;
+      return this;
+    }
 
     /** The shared metadata store; neither opened nor closed by the server. */
     public Builder store(MetaStore store) {

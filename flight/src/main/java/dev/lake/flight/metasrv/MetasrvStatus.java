@@ -96,6 +96,10 @@ final class MetasrvStatus {
     }
     return switch (e) {
       case RefusedException refused -> refused.refusal;
+      case dev.lake.flight.auth.AccessDeniedException denied ->
+          Refusal.of(GrpcStatus.PERMISSION_DENIED, "permission_denied", denied.getMessage());
+      case dev.lake.flight.auth.AuthenticationException unauthenticated ->
+          Refusal.of(GrpcStatus.UNAUTHENTICATED, "unauthenticated", unauthenticated.getMessage());
       case RemoteRefusalException remote -> new Refusal(remote.status, remote.getMessage(),
           Map.of(KIND, remote.kind));
       case TableNotFoundException missing -> table(GrpcStatus.NOT_FOUND, "table_not_found",
