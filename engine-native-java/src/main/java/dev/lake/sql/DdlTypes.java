@@ -1,5 +1,6 @@
 package dev.lake.sql;
 
+import dev.lake.engine.DataLocationCodec;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -37,6 +38,8 @@ import org.apache.calcite.sql.type.SqlTypeName;
  *   <tr><td>VARBINARY, BINARY, BYTEA, BLOB</td><td>binary</td></tr>
  *   <tr><td>DATE</td><td>date32</td></tr>
  *   <tr><td>TIMESTAMP [WITH [LOCAL] TIME ZONE]</td><td>timestamp(µs, UTC)</td></tr>
+ *   <tr><td>FILE</td><td>a managed object's {@link dev.lake.engine.DataLocation}: the struct of
+ *       {@link DataLocationCodec}</td></tr>
  * </table>
  *
  * Nested: {@code ROW(a T, ...)} is a struct; {@code T[]} or {@code T ARRAY} a list;
@@ -124,6 +127,10 @@ final class DdlTypes {
       }
       return new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null), children);
     }
+    if (type instanceof SqlUserDefinedTypeNameSpec
+        && "FILE".equalsIgnoreCase(type.getTypeName().names.getLast())) {
+      return DataLocationCodec.field(name, nullable);
+    }
     ArrowType scalar = scalar(name, type, spec);
     return new Field(name, new FieldType(nullable, scalar, null), null);
   }
@@ -184,8 +191,8 @@ final class DdlTypes {
   private static SqlException unsupported(String column, String type, SqlNode at) {
     return new SqlException(SqlException.Kind.UNSUPPORTED, "column '" + column + "': type "
         + type + " is not supported; supported: BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT,"
-        + " REAL, DOUBLE, DECIMAL(p, s), VARCHAR, VARBINARY, DATE, TIMESTAMP, ROW(...), T[],"
-        + " T[n]", line(at), col(at), null);
+        + " REAL, DOUBLE, DECIMAL(p, s), VARCHAR, VARBINARY, DATE, TIMESTAMP, FILE, ROW(...),"
+        + " T[], T[n]", line(at), col(at), null);
   }
 
   static int line(SqlNode node) {
