@@ -81,13 +81,4 @@ final class ArrowSchemas {
       default -> throw new UnsupportedTypeException(type);
     };
   }
-
-  /** An Iceberg type lake does not read yet. */
-  static final class UnsupportedTypeException extends dev.lake.engine.EngineException {
-    private static final long serialVersionUID = 1L;
-
-    UnsupportedTypeException(Type type) {
-      super(null, "the Iceberg type " + type + " is not supported by lake yet");
-    }
-  }
 }

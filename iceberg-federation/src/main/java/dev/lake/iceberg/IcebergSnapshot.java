@@ -68,10 +68,10 @@ final class IcebergSnapshot implements Snapshot {
 
   @Override
   public ScanPlan plan(ScanRequest request) {
+    org.apache.iceberg.Schema projected = project(request.columns());
     if (snapshot == null) {
       return new ScanPlan(List.of(), 0, 0);
     }
-    org.apache.iceberg.Schema projected = project(request.columns());
     TableScan scan = table.newScan().useSnapshot(snapshot.snapshotId()).project(projected)
         .filter(Pushdown.of(request.filter(), schema));
     List<ScanUnit> units = new ArrayList<>();

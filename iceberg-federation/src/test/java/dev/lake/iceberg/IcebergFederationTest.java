@@ -340,6 +340,9 @@ class IcebergFederationTest {
     TableHandle handle = federation.open("ops", "robots").orElseThrow();
     assertEquals(Version.INITIAL, handle.currentVersion());
     assertEquals(0, handle.latestSnapshot().plan(ScanRequest.of(List.of("id"))).units().size());
+    IllegalArgumentException column = assertThrows(IllegalArgumentException.class,
+        () -> handle.latestSnapshot().plan(ScanRequest.of(List.of("id", "nope"))));
+    assertTrue(column.getMessage().contains("'nope'"), column.getMessage());
     ReadOnlyException e = assertThrows(ReadOnlyException.class, () -> handle.append(null, null));
     assertTrue(e.getMessage().contains("iceberg.ops.robots"), e.getMessage());
   }
