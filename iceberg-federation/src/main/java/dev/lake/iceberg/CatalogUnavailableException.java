@@ -2,7 +2,7 @@ package dev.lake.iceberg;
 
 import dev.lake.engine.EngineException;
 
-/** The Iceberg catalog (or the storage it points at) could not be reached; retrying may succeed. */
+/** The Iceberg catalog, or the storage its tables live in, could not be reached; retrying may succeed. */
 public final class CatalogUnavailableException extends EngineException {
   private static final long serialVersionUID = 1L;
 

@@ -70,8 +70,11 @@ final class IcebergReader extends ArrowReader {
       writer.finish(n);
       bytesRead += root.getFieldVectors().stream().mapToLong(v -> v.getBufferSize()).sum();
       return n > 0;
-    } catch (NotFoundException | UncheckedIOException e) {
+    } catch (NotFoundException | UncheckedIOException | software.amazon.awssdk.services.s3.model.NoSuchKeyException e) {
       throw unreadable.apply(e);
+    } catch (software.amazon.awssdk.core.exception.SdkClientException e) {
+      throw new CatalogUnavailableException("the storage of " + task.file().location() + " is unreachable: "
+          + e.getMessage(), e);
     }
   }
 

@@ -17,7 +17,6 @@ import dev.lake.engine.expr.Literal;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
@@ -85,14 +84,27 @@ class IcebergFederationTest {
 
   @BeforeEach
   void start() throws Exception {
-    server = LoopbackRestCatalog.start(dir.resolve("warehouse"));
+    server = startServer();
     client = new RESTCatalog();
-    client.initialize("client", Map.of("uri", server.uri().toString(), "io-impl", LocalFileIO.class.getName()));
+    Map<String, String> properties = new HashMap<>(io());
+    properties.put("uri", server.uri().toString());
+    client.initialize("client", properties);
     client.createNamespace(Namespace.of("ops"));
     table = client.createTable(TableIdentifier.of("ops", "robots"), SCHEMA, SPEC,
         Map.of(TableProperties.FORMAT_VERSION, "2"));
-    federation = IcebergFederation.connect(IcebergSettings.of(server.uri()).withCache(java.time.Duration.ZERO, 0));
+    federation = IcebergFederation.connect(
+        IcebergSettings.of(server.uri()).withProperties(io()).withCache(java.time.Duration.ZERO, 0));
     allocator = new RootAllocator();
+  }
+
+  /** The catalog server the tables live in; here with a local warehouse. */
+  LoopbackRestCatalog startServer() throws Exception {
+    return LoopbackRestCatalog.start(dir.resolve("warehouse"));
+  }
+
+  /** The FileIO properties of the client and of lake. */
+  Map<String, String> io() {
+    return Map.of("io-impl", LocalFileIO.class.getName());
   }
 
   @AfterEach
@@ -323,7 +335,7 @@ class IcebergFederationTest {
   @Test
   void aMissingDataFileIsNamed() throws Exception {
     List<DataFile> files = append(rows(0, 5, 0));
-    Files.delete(Path.of(URI.create(files.getFirst().location()).getPath()));
+    table.io().deleteFile(files.getFirst().location());
     Snapshot snapshot = federation.open("ops", "robots").orElseThrow().latestSnapshot();
     CorruptTableException e = assertThrows(CorruptTableException.class,
         () -> lake(snapshot, ScanRequest.of(List.of("id"))));

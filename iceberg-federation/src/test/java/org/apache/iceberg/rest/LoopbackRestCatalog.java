@@ -21,11 +21,16 @@ public final class LoopbackRestCatalog implements AutoCloseable {
   }
 
   public static LoopbackRestCatalog start(Path warehouse) throws Exception {
-    RESTCatalogServer server = new RESTCatalogServer(Map.of(
-        "warehouse", warehouse.toAbsolutePath().toString(),
-        RESTCatalogServer.REST_PORT, "0",
-        "io-impl", "dev.lake.iceberg.LocalFileIO",
-        "uri", "jdbc:sqlite:file:" + java.util.UUID.randomUUID() + "?mode=memory&cache=shared"));
+    return start(warehouse.toAbsolutePath().toString(), Map.of("io-impl", "dev.lake.iceberg.LocalFileIO"));
+  }
+
+  /** A server whose warehouse is {@code warehouse} (a path or URI) read through {@code io} properties. */
+  public static LoopbackRestCatalog start(String warehouse, Map<String, String> io) throws Exception {
+    Map<String, String> config = new java.util.HashMap<>(io);
+    config.put("warehouse", warehouse);
+    config.put(RESTCatalogServer.REST_PORT, "0");
+    config.put("uri", "jdbc:sqlite:file:" + java.util.UUID.randomUUID() + "?mode=memory&cache=shared");
+    RESTCatalogServer server = new RESTCatalogServer(config);
     server.start(false);
     java.lang.reflect.Field field = RESTCatalogServer.class.getDeclaredField("httpServer");
     field.setAccessible(true);
