@@ -163,8 +163,13 @@ class IcebergFederationTest {
   }
 
   List<List<Object>> lake(Snapshot snapshot, ScanRequest request) throws Exception {
+    return read(snapshot, snapshot.plan(request).units(), request);
+  }
+
+  /** The rows of {@code units}, sorted by id. */
+  List<List<Object>> read(Snapshot snapshot, List<ScanUnit> units, ScanRequest request) throws Exception {
     List<List<Object>> rows = new ArrayList<>();
-    for (ScanUnit unit : snapshot.plan(request).units()) {
+    for (ScanUnit unit : units) {
       try (ArrowReader reader = snapshot.open(unit, request, allocator)) {
         while (reader.loadNextBatch()) {
           VectorSchemaRoot root = reader.getVectorSchemaRoot();
@@ -330,6 +335,27 @@ class IcebergFederationTest {
     assertEquals(10, lake(old, ScanRequest.of(List.of("id", "name", "tags"))).size());
     assertEquals(2, handle.versions().size());
     assertThrows(dev.lake.engine.VersionNotFoundException.class, () -> handle.snapshot(Version.of(12345)));
+  }
+
+  @Test
+  void aPinnedSnapshotIdReadsTheSameRowsAfterLaterCommits() throws Exception {
+    append(rows(0, 20, 0));
+    TableHandle planned = federation.open("ops", "robots").orElseThrow();
+    Version pinned = planned.currentVersion();
+    Snapshot snapshot = planned.snapshot(pinned);
+    ScanRequest request = ScanRequest.of(ALL);
+    List<ScanUnit> units = snapshot.plan(request).units();
+    List<List<Object>> before = lake(snapshot, request);
+    append(rows(20, 30, 1));
+    table.newDelete().deleteFile(table.currentSnapshot().addedDataFiles(table.io()).iterator().next()).commit();
+    // The units planned before the commits, and a fresh handle pinned to the same id (as a DoGet
+    // on another replica opens it), both read exactly the planned snapshot.
+    List<List<Object>> fromUnits = read(snapshot, units, request);
+    assertEquals(before, fromUnits);
+    TableHandle replica = federation.open("ops", "robots").orElseThrow();
+    assertTrue(replica.currentVersion().number() != pinned.number());
+    assertEquals(before, lake(replica.snapshot(pinned), request));
+    assertEquals(iceberg(pinned.number(), ALL), before);
   }
 
   @Test
