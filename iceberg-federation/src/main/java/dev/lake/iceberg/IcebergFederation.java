@@ -26,6 +26,8 @@ public final class IcebergFederation implements AutoCloseable {
   /** The SQL catalog name under which the tables appear. */
   public static final String CATALOG = "iceberg";
 
+  private static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
+
   private final IcebergSettings settings;
   private final TtlCache<String, List<String>> listings;
   private final TtlCache<TableIdentifier, Optional<Table>> tables;
@@ -97,7 +99,12 @@ public final class IcebergFederation implements AutoCloseable {
       settings.warehouse().ifPresent(w -> properties.put(CatalogProperties.WAREHOUSE_LOCATION, w));
       settings.token().ifPresent(t -> properties.put("token", t));
       settings.credential().ifPresent(c -> properties.put("credential", c));
-      properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+      // S3 settings given: S3FileIO over the JDK's HTTP client; otherwise local files.
+      boolean s3 = settings.properties().keySet().stream().anyMatch(k -> k.startsWith("s3."));
+      properties.put(CatalogProperties.FILE_IO_IMPL, s3 ? S3_FILE_IO : LocalFileIO.class.getName());
+      if (s3) {
+        properties.put("http-client.type", "urlconnection");
+      }
       properties.putAll(settings.properties());
       RESTCatalog created = new RESTCatalog();
       created.initialize(CATALOG, properties);

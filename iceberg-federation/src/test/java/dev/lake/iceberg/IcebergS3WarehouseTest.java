@@ -32,14 +32,24 @@ class IcebergS3WarehouseTest extends IcebergFederationTest {
       }
       Thread.sleep(10);
     }
-    return LoopbackRestCatalog.start("s3://warehouse/wh", io());
+    Map<String, String> server = new java.util.HashMap<>(io());
+    server.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
+    server.put("http-client.type", "urlconnection");
+    return LoopbackRestCatalog.start("s3://warehouse/wh", server);
   }
 
   @Override
+  Map<String, String> clientIo() {
+    Map<String, String> client = new java.util.HashMap<>(io());
+    client.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
+    client.put("http-client.type", "urlconnection");
+    return client;
+  }
+
+  /** Only S3 settings: lake picks S3FileIO by itself. */
+  @Override
   Map<String, String> io() {
     return Map.of(
-        "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
-        "http-client.type", "urlconnection",
         "s3.endpoint", "http://127.0.0.1:" + proxy.getPort(),
         "s3.path-style-access", "true",
         "s3.access-key-id", ACCESS_KEY,
