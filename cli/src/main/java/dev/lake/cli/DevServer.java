@@ -124,7 +124,7 @@ final class DevServer implements AutoCloseable {
       LanceRestServer lanceRest = null;
       if (lanceRestPort != null) {
         lanceRest = LanceRestServer.start(new LanceNamespaces(catalog, LanceStorageOptions.of(Map.of())), host,
-            lanceRestPort, CatalogCache.DEFAULT_REFRESH_INTERVAL);
+            lanceRestPort, CatalogCache.DEFAULT_REFRESH_INTERVAL, server.authenticator());
       }
       return new DevServer(allocator, store, engines, catalog, registry, server, demoCreated, lanceRest);
     } catch (RuntimeException e) {

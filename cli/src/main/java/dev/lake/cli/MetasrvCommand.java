@@ -3,6 +3,7 @@ package dev.lake.cli;
 import dev.lake.catalog.CatalogCache;
 import dev.lake.catalog.LanceNamespaces;
 import dev.lake.engine.TableEngine;
+import dev.lake.flight.auth.Authenticator;
 import dev.lake.flight.lancerest.LanceRestServer;
 import dev.lake.flight.metasrv.MetasrvServer;
 import dev.lake.metastore.MetaStore;
@@ -97,9 +98,10 @@ final class MetasrvCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     ops.check(spec.commandLine());
     security.check(spec.commandLine());
-    if (security.principals != null) {
-      return usage("--principals is for lake query and lake dev; Metasrv authenticates the"
-          + " service token (--service-token-file)");
+    if (security.principals != null && lanceRestPort == null) {
+      return usage("--principals on lake metasrv authenticates the Lance Namespace REST callers"
+          + " (--lance-rest-port) only; Flight calls authenticate the service token"
+          + " (--service-token-file)");
     }
     Path data = dataDir.toAbsolutePath().normalize();
     if (warehouse != null && warehouse.contains("://")) {
@@ -119,6 +121,12 @@ final class MetasrvCommand implements Callable<Integer> {
     List<AutoCloseable> opened = new ArrayList<>();
     MetasrvServer server;
     LanceRestServer lanceRest = null;
+    Authenticator restAuthenticator;
+    try {
+      restAuthenticator = security.principals == null ? null : Authenticator.load(security.principals);
+    } catch (IllegalArgumentException e) {
+      return usage(e.getMessage());
+    }
     try {
       BufferAllocator allocator = new RootAllocator();
       opened.add(allocator);
@@ -153,7 +161,7 @@ final class MetasrvCommand implements Callable<Integer> {
           public <T> T apply(java.util.function.Function<LanceNamespaces, T> operation) {
             return authority.withLeaderCatalog(catalog -> operation.apply(new LanceNamespaces(catalog, options)));
           }
-        }, host, lanceRestPort, CatalogCache.DEFAULT_REFRESH_INTERVAL);
+        }, host, lanceRestPort, CatalogCache.DEFAULT_REFRESH_INTERVAL, restAuthenticator);
         opened.add(lanceRest);
       }
     } catch (RuntimeException e) {

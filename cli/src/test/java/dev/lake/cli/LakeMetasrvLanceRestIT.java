@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -65,6 +66,28 @@ class LakeMetasrvLanceRestIT {
       assertEquals(200, count.statusCode(), count.body());
       assertEquals("2", count.body());
       assertEquals(143, query.terminate(), "exit status of a JVM stopped by SIGTERM");
+      assertEquals(143, metasrv.terminate(), "exit status of a JVM stopped by SIGTERM");
+    }
+  }
+
+  @Test
+  void withPrincipalsTheLeadingMetasrvAuthenticatesLanceRestCallers() throws Exception {
+    Path principals = dir.resolve("principals.json");
+    Files.writeString(principals, "{\"principals\": [{\"name\": \"root\", \"tenant\": \"ops\","
+        + " \"role\": \"ADMIN\", \"namespaces\": [\"*\"], \"token_sha256\": \""
+        + dev.lake.flight.auth.Secrets.tokenHash("root-token-0123456789") + "\"}]}");
+    try (LakeProcess metasrv = LakeProcess.listening("metasrv", "--port", "0", "--node-id", "m1",
+        "--lance-rest-port", "0", "--principals", principals.toString(),
+        "--data-dir", dir.resolve("metasrv").toString())) {
+      String rest = metasrv.awaitLine(REST).group(1);
+      HttpClient http = HttpClient.newHttpClient();
+      HttpRequest.Builder create = HttpRequest.newBuilder(URI.create(rest + "/v1/namespace/robots/create"))
+          .POST(HttpRequest.BodyPublishers.ofString("{}"));
+      HttpResponse<String> anonymous = http.send(create.build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(401, anonymous.statusCode(), anonymous.body());
+      HttpResponse<String> created = http.send(create.header("x-api-key", "root-token-0123456789").build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(201, created.statusCode(), created.body());
       assertEquals(143, metasrv.terminate(), "exit status of a JVM stopped by SIGTERM");
     }
   }

@@ -185,6 +185,11 @@ public final class LakeFlightServer implements AutoCloseable {
    *
    * @throws IllegalStateException if not started or started without one
    */
+  /** The authenticator calls are checked against; null when the server authenticates nobody. */
+  public dev.lake.flight.auth.Authenticator authenticator() {
+    return config.authenticator;
+  }
+
   public synchronized int metricsPort() {
     if (ops == null) {
       throw new IllegalStateException("no metrics endpoint: the server was built without"

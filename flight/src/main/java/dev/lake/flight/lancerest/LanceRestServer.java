@@ -6,6 +6,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.lake.catalog.LanceNamespaces;
 import dev.lake.catalog.RegistryUnavailableException;
+import dev.lake.flight.auth.AuthenticationException;
+import dev.lake.flight.auth.Authenticator;
+import dev.lake.flight.auth.Grants;
+import dev.lake.flight.auth.Principal;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -33,7 +37,11 @@ import org.slf4j.LoggerFactory;
  * Unsupported}. A periodic {@link LanceNamespaces#refresh} (on a worker, never two at once) makes
  * what stock writers committed visible to SQL within {@code refreshInterval}.
  *
- * <p>No authentication: bind it to loopback (as {@code lake dev} does).
+ * <p>Given an {@link Authenticator}, every call must carry {@code x-api-key: <token>} or {@code
+ * authorization: Bearer <token>} (else 401, code 16) and runs as that {@link Principal}: listings
+ * show only granted namespaces, other calls outside its grants or role answer 403 (code 15).
+ * Without one every caller is {@link Principal#ANONYMOUS}: bind it to loopback (as {@code lake
+ * dev} does).
  */
 public final class LanceRestServer implements AutoCloseable {
 
@@ -61,13 +69,22 @@ public final class LanceRestServer implements AutoCloseable {
    */
   public static LanceRestServer start(LanceNamespaces namespaces, String host, int port,
       Duration refreshInterval) {
+    return start(namespaces, host, port, refreshInterval, null);
+  }
+
+  /**
+   * As {@link #start(LanceNamespaces, String, int, Duration)}, each call authenticated by {@code
+   * authenticator} (null: none).
+   */
+  public static LanceRestServer start(LanceNamespaces namespaces, String host, int port,
+      Duration refreshInterval, Authenticator authenticator) {
     Objects.requireNonNull(namespaces, "namespaces");
     return start(new Access() {
       @Override
       public <T> T apply(Function<LanceNamespaces, T> operation) {
         return operation.apply(namespaces);
       }
-    }, host, port, refreshInterval);
+    }, host, port, refreshInterval, authenticator);
   }
 
   /**
@@ -81,10 +98,19 @@ public final class LanceRestServer implements AutoCloseable {
 
   /** As {@link #start(LanceNamespaces, String, int, Duration)}, each call through {@code access}. */
   public static LanceRestServer start(Access access, String host, int port, Duration refreshInterval) {
+    return start(access, host, port, refreshInterval, null);
+  }
+
+  /**
+   * As {@link #start(Access, String, int, Duration)}, each call authenticated by {@code
+   * authenticator} (null: none).
+   */
+  public static LanceRestServer start(Access access, String host, int port, Duration refreshInterval,
+      Authenticator authenticator) {
     Objects.requireNonNull(access, "access");
     Vertx vertx = Vertx.vertx();
     HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port))
-        .requestHandler(request -> receive(vertx, access, request));
+        .requestHandler(request -> receive(vertx, access, authenticator, request));
     try {
       server.listen().await(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -130,7 +156,8 @@ public final class LanceRestServer implements AutoCloseable {
     }
   }
 
-  private static void receive(Vertx vertx, Access access, HttpServerRequest request) {
+  private static void receive(Vertx vertx, Access access, Authenticator authenticator,
+      HttpServerRequest request) {
     String length = request.getHeader("content-length");
     if (length != null && length.matches("\\d{1,18}") && Long.parseLong(length) > MAX_BODY_BYTES) {
       reply(request, new RestError(413, RestError.INVALID_INPUT, "InvalidInput",
@@ -155,7 +182,9 @@ public final class LanceRestServer implements AutoCloseable {
       }
       Function<RestCall, NamespaceOperations.Reply> operation;
       RestCall call;
+      Principal caller;
       try {
+        caller = caller(authenticator, request);
         Route route = route(request.method(), request.path());
         operation = c -> access.apply(namespaces -> route.operation(new NamespaceOperations(namespaces)).apply(c));
         call = RestCall.of(request.path(), route.rawId(), query(request), lanceHeaders(request), json(body));
@@ -163,7 +192,9 @@ public final class LanceRestServer implements AutoCloseable {
         reply(request, RestError.of(e));
         return;
       }
-      Future<NamespaceOperations.Reply> done = vertx.executeBlocking(() -> operation.apply(call), false);
+      Future<NamespaceOperations.Reply> done = vertx.executeBlocking(
+          () -> caller == null ? operation.apply(call) : Grants.callAs(caller, () -> operation.apply(call)),
+          false);
       done.onComplete(result -> {
         if (result.succeeded()) {
           reply(request, result.result());
@@ -172,6 +203,28 @@ public final class LanceRestServer implements AutoCloseable {
         }
       });
     });
+  }
+
+  /**
+   * The principal the request's {@code x-api-key} (preferred) or {@code authorization: Bearer}
+   * token names; null when the server authenticates nobody.
+   *
+   * @throws AuthenticationException when neither is sent or the token names nobody
+   */
+  private static Principal caller(Authenticator authenticator, HttpServerRequest request) {
+    if (authenticator == null) {
+      return null;
+    }
+    String apiKey = request.getHeader("x-api-key");
+    if (apiKey != null && !apiKey.isBlank()) {
+      return authenticator.bearer(apiKey.trim());
+    }
+    String authorization = request.getHeader("authorization");
+    if (authorization == null || authorization.isBlank()) {
+      throw new AuthenticationException("no credentials: send 'x-api-key: <token>' or"
+          + " 'authorization: Bearer <token>'");
+    }
+    return authenticator.authenticate(authorization);
   }
 
   /** A matched route: its operation and the raw identifier segment. */
@@ -304,6 +357,9 @@ public final class LanceRestServer implements AutoCloseable {
     body.put("detail", error.kind());
     body.put("instance", request.path());
     copyRequestId(request);
+    if (error.code() == RestError.UNAUTHENTICATED) {
+      request.response().putHeader("www-authenticate", "Bearer");
+    }
     request.response().setStatusCode(error.status()).putHeader("content-type", "application/json")
         .end(body.toString());
   }

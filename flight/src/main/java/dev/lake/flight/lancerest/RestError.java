@@ -14,6 +14,8 @@ import dev.lake.engine.CapabilityNotSupportedException;
 import dev.lake.engine.CommitConflictException;
 import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.VersionNotFoundException;
+import dev.lake.flight.auth.AccessDeniedException;
+import dev.lake.flight.auth.AuthenticationException;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +32,7 @@ record RestError(int status, int code, String kind, String message) {
 
   static final int UNSUPPORTED = 0;
   static final int INVALID_INPUT = 13;
+  static final int UNAUTHENTICATED = 16;
 
   /** A request lake cannot accept as sent (malformed JSON, id mismatch, bad parameter). */
   static final class BadRequest extends RuntimeException {
@@ -79,6 +82,8 @@ record RestError(int status, int code, String kind, String message) {
       case RegistryUnavailableException x -> new RestError(503, 17, "ServiceUnavailable", x.getMessage());
       case InvalidTableStateException x -> new RestError(409, 19, "InvalidTableState", x.getMessage());
       case CorruptTableException x -> new RestError(409, 19, "InvalidTableState", x.getMessage());
+      case AuthenticationException x -> new RestError(401, UNAUTHENTICATED, "Unauthenticated", x.getMessage());
+      case AccessDeniedException x -> new RestError(403, 15, "PermissionDenied", x.getMessage());
       case NoRoute x -> new RestError(404, UNSUPPORTED, "Unsupported", x.getMessage());
       case Unsupported x -> new RestError(501, UNSUPPORTED, "Unsupported", x.getMessage());
       case CapabilityNotSupportedException x -> new RestError(501, UNSUPPORTED, "Unsupported", x.getMessage());
