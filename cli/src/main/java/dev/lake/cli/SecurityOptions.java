@@ -17,7 +17,7 @@ final class SecurityOptions {
   @Option(names = "--principals",
       description = "Principals file (JSON: token hashes, password hashes, roles, namespace"
           + " grants); every call must then authenticate. See docs/security.md. (lake query,"
-          + " lake dev.)")
+          + " lake dev; lake metasrv: its Lance Namespace REST only.)")
   Path principals;
 
   @Option(names = "--tls-cert", description = "PEM certificate chain: serve TLS only.")
