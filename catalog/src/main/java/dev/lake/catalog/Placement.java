@@ -2,6 +2,7 @@ package dev.lake.catalog;
 
 import dev.lake.engine.TableLocation;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.UUID;
@@ -56,7 +57,18 @@ public final class Placement {
   public static Placement parse(String warehouse) {
     Objects.requireNonNull(warehouse, "warehouse");
     if (warehouse.matches("[a-zA-Z][a-zA-Z0-9+.-]*://.*") || warehouse.startsWith("file:")) {
-      return of(URI.create(warehouse));
+      URI uri;
+      try {
+        uri = new URI(warehouse);
+      } catch (URISyntaxException e) {
+        if (warehouse.regionMatches(true, 0, "s3://", 0, 5)) {
+          throw new IllegalArgumentException("an s3 warehouse needs a bucket: s3://bucket/prefix,"
+              + " got '" + warehouse + "' (" + e.getReason() + ")");
+        }
+        throw new IllegalArgumentException("a warehouse is a local directory, a file: URI or "
+            + "s3://bucket/prefix, got '" + warehouse + "' (" + e.getReason() + ")");
+      }
+      return of(uri);
     }
     return local(Path.of(warehouse));
   }

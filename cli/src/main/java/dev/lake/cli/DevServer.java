@@ -175,9 +175,14 @@ final class DevServer implements AutoCloseable {
   }
 
   static Map<String, TableEngine> loadEngines() {
+    return loadEngines(Map.of());
+  }
+
+  /** Every engine on the class path, each made from {@code properties} (it reads its own keys). */
+  static Map<String, TableEngine> loadEngines(Map<String, String> properties) {
     Map<String, TableEngine> engines = new TreeMap<>();
     for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
-      engines.put(factory.name(), factory.create(Map.of()));
+      engines.put(factory.name(), factory.create(properties));
     }
     if (engines.isEmpty()) {
       throw new IllegalStateException("no table engine on the class path (expected at least 'log')");

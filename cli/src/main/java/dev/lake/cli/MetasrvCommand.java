@@ -2,6 +2,7 @@ package dev.lake.cli;
 
 import dev.lake.catalog.CatalogCache;
 import dev.lake.catalog.LanceNamespaces;
+import dev.lake.catalog.Placement;
 import dev.lake.engine.TableEngine;
 import dev.lake.flight.auth.Authenticator;
 import dev.lake.flight.lancerest.LanceRestServer;
@@ -45,7 +46,9 @@ final class MetasrvCommand implements Callable<Integer> {
       description = "Where the RocksDB registry (meta/) and, by default, the tables (warehouse/) live.")
   Path dataDir;
 
-  @Option(names = "--warehouse", description = "Table directory (default: <data-dir>/warehouse).")
+  @Option(names = "--warehouse",
+      description = "Where new tables are placed: a directory or s3://bucket/prefix (see --s3-*);"
+          + " default: <data-dir>/warehouse.")
   String warehouse;
 
   @Option(names = "--host", defaultValue = "127.0.0.1",
@@ -88,6 +91,8 @@ final class MetasrvCommand implements Callable<Integer> {
           + " one); only the leader answers, followers answer 503 naming it (default: not served).")
   Integer lanceRestPort;
 
+  @CommandLine.Mixin S3Options s3;
+
   @CommandLine.Mixin OpsOptions ops;
 
   @CommandLine.Mixin SecurityOptions security;
@@ -104,9 +109,23 @@ final class MetasrvCommand implements Callable<Integer> {
           + " (--service-token-file)");
     }
     Path data = dataDir.toAbsolutePath().normalize();
-    if (warehouse != null && warehouse.contains("://")) {
-      return usage("--warehouse must be a local directory for now (object-store warehouses"
-          + " are not supported yet), got " + warehouse);
+    Placement placement;
+    Map<String, String> engineProperties = Map.of();
+    try {
+      placement = warehouse != null ? Placement.parse(warehouse)
+          : Placement.local(data.resolve("warehouse"));
+    } catch (IllegalArgumentException e) {
+      return usage("--warehouse: " + e.getMessage());
+    }
+    if (placement.isLocal() && s3.endpoint != null) {
+      return usage("--s3-endpoint needs an s3://bucket/prefix --warehouse, got " + placement);
+    }
+    if (!placement.isLocal()) {
+      try {
+        engineProperties = s3.engineProperties();
+      } catch (IllegalArgumentException e) {
+        return usage(e.getMessage());
+      }
     }
     if (workerThreads != null && workerThreads < 1) {
       return usage("--worker-threads must be at least 1, got " + workerThreads);
@@ -137,10 +156,10 @@ final class MetasrvCommand implements Callable<Integer> {
             Optional.ofNullable(accessKey), Optional.ofNullable(secretKey)));
       };
       opened.add(store);
-      Map<String, TableEngine> engines = DevServer.loadEngines();
+      Map<String, TableEngine> engines = DevServer.loadEngines(engineProperties);
       opened.addAll(engines.values());
       MetasrvServer.Builder builder = MetasrvServer.builder().store(store).engines(engines)
-          .warehouse(warehouse != null ? Path.of(warehouse) : data.resolve("warehouse"))
+          .warehouse(placement)
           .allocator(allocator).host(host).port(port).nodeId(node)
           .credentials(service.credentials()).tls(security.tlsFiles());
       if (ops.metricsPort != null) {
@@ -155,7 +174,7 @@ final class MetasrvCommand implements Callable<Integer> {
       if (lanceRestPort != null) {
         MetasrvServer authority = server;
         java.util.function.Function<dev.lake.engine.TableLocation, Map<String, String>> options =
-            LanceStorageOptions.of(Map.of());
+            LanceStorageOptions.of(engineProperties);
         lanceRest = LanceRestServer.start(new LanceRestServer.Access() {
           @Override
           public <T> T apply(java.util.function.Function<LanceNamespaces, T> operation) {

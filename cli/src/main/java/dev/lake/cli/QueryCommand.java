@@ -52,6 +52,8 @@ final class QueryCommand implements Callable<Integer> {
       description = "Flight SQL port; 0 picks a free one (default: ${DEFAULT-VALUE}).")
   int port;
 
+  @CommandLine.Mixin S3Options s3;
+
   @CommandLine.Mixin OpsOptions ops;
 
   @CommandLine.Mixin TicketOptions tickets;
@@ -76,13 +78,20 @@ final class QueryCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("lake query: --metasrv: " + e.getMessage());
       return 2;
     }
+    Map<String, String> engineProperties;
+    try {
+      engineProperties = s3.engineProperties();
+    } catch (IllegalArgumentException e) {
+      spec.commandLine().getErr().println("lake query: " + e.getMessage());
+      return 2;
+    }
     List<AutoCloseable> opened = new ArrayList<>();
     LakeFlightServer server;
     try {
       Files.createDirectories(dataDir);
       BufferAllocator allocator = new RootAllocator();
       opened.add(allocator);
-      Map<String, TableEngine> engines = DevServer.loadEngines();
+      Map<String, TableEngine> engines = DevServer.loadEngines(engineProperties);
       opened.addAll(engines.values());
       MetasrvClient authority = MetasrvClient.connect(endpoints, allocator,
           Duration.ofSeconds(30), service.credentials());

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -40,12 +41,19 @@ final class LakeProcess implements AutoCloseable {
   }
 
   static LakeProcess start(String... args) throws IOException {
+    return start(Map.of(), args);
+  }
+
+  /** Starts {@code lake <args>} with {@code env} added to the environment. */
+  static LakeProcess start(Map<String, String> env, String... args) throws IOException {
     List<String> command = new ArrayList<>(List.of(
         ProcessHandle.current().info().command().orElse("java"),
         "--add-opens=java.base/java.nio=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
         "--sun-misc-unsafe-memory-access=allow", "--add-modules=jdk.incubator.vector", "-Xmx1g", "-jar", jar().toString()));
     command.addAll(List.of(args));
-    return new LakeProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(env);
+    return new LakeProcess(builder.start());
   }
 
   /** Starts {@code lake dev} on a free port and waits until it is ready. */

@@ -1,6 +1,8 @@
 package dev.lake.flight.metasrv;
 
 import dev.lake.catalog.Catalog;
+import dev.lake.catalog.CatalogSettings;
+import dev.lake.catalog.Placement;
 import dev.lake.catalog.TableRegistry;
 import dev.lake.engine.TableEngine;
 import dev.lake.metastore.MetaStore;
@@ -10,7 +12,6 @@ import dev.lake.metastore.lease.LeaseElection;
 import dev.lake.metastore.lease.LeaseRecord;
 import dev.lake.metastore.lease.LeaseSettings;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +42,7 @@ final class Leadership implements AutoCloseable {
 
   private final MetaStore store;
   private final Map<String, TableEngine> engines;
-  private final Path warehouse;
+  private final Placement warehouse;
   private final LeaseSettings settings;
   private final Clock clock;
   private final BufferAllocator allocator;
@@ -59,7 +60,7 @@ final class Leadership implements AutoCloseable {
   private volatile boolean closed;
   private final dev.lake.flight.auth.ServiceCredentials credentials;
 
-  Leadership(MetaStore store, Map<String, TableEngine> engines, Path warehouse,
+  Leadership(MetaStore store, Map<String, TableEngine> engines, Placement warehouse,
       LeaseSettings settings, Clock clock, BufferAllocator allocator, String nodeId,
       String selfAddress, Maintenance maintenance,
       dev.lake.flight.auth.ServiceCredentials credentials) {
@@ -173,7 +174,8 @@ final class Leadership implements AutoCloseable {
         }
         if (catalog == null) {
           catalogEpoch = lease.get().epoch();
-          catalog = Catalog.open(new GuardedMetaStore(store, election), engines, warehouse);
+          catalog = Catalog.open(new GuardedMetaStore(store, election), engines,
+              CatalogSettings.of(warehouse));
           LOG.info("{} leads the registry", election.holder());
         }
         return;

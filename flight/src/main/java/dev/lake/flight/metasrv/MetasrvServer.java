@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.MessageOrBuilder;
+import dev.lake.catalog.Placement;
 import dev.lake.catalog.TableIdent;
 import dev.lake.engine.TableEngine;
 import dev.lake.flight.FlightIpc;
@@ -474,7 +475,7 @@ public final class MetasrvServer implements AutoCloseable {
         dev.lake.flight.auth.ServiceCredentials.NONE;
     private dev.lake.flight.auth.TlsFiles tls;
     private Map<String, TableEngine> engines;
-    private Path warehouse;
+    private Placement warehouse;
     private BufferAllocator allocator;
     private String host = "127.0.0.1";
     private int port;
@@ -524,8 +525,13 @@ public final class MetasrvServer implements AutoCloseable {
       return this;
     }
 
-    /** Where table files are placed. */
+    /** Table files under the local directory {@code warehouse}. */
     public Builder warehouse(Path warehouse) {
+      return warehouse(Placement.local(Objects.requireNonNull(warehouse, "warehouse")));
+    }
+
+    /** Where table files are placed: a local directory or an S3 bucket and prefix. */
+    public Builder warehouse(Placement warehouse) {
       this.warehouse = Objects.requireNonNull(warehouse, "warehouse");
       return this;
     }
