@@ -164,8 +164,8 @@ class LakeClientTest {
   @Test
   void unreachableServerIsUnavailableAndRetrySafe() {
     String uri = server.uri();
-    server.close();
-    server = new LakeTestServer(directory.resolve("second"), LakeFlightServer.builder());
+    lake.close();
+    server.close(); // nothing listens on its port any more
     try (LakeClient gone = LakeClient.connect(uri, Credentials.none())) {
       LakeException.Unavailable e = assertThrows(LakeException.Unavailable.class,
           () -> gone.query("SELECT 1"));

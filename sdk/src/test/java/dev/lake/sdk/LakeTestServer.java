@@ -28,6 +28,7 @@ final class LakeTestServer implements AutoCloseable {
   private final Catalog catalog;
   private final CatalogCache registry;
   private final LakeFlightServer server;
+  private boolean closed;
 
   LakeTestServer(Path directory, LakeFlightServer.Builder builder) {
     store = RocksDbMetaStore.open(directory.resolve("meta"));
@@ -48,8 +49,13 @@ final class LakeTestServer implements AutoCloseable {
     return "grpc://127.0.0.1:" + server.port();
   }
 
+  /** Stops the server and releases everything; idempotent. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     try {
       server.close();
       registry.close();
