@@ -31,7 +31,6 @@ import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -53,8 +52,8 @@ class LakeBalancerIT {
 
   @Test
   void ticketsRedeemOnAnyReplicaAndClientsRecoverThroughTheBalancerWhenOneDies() throws Exception {
-    Assumptions.assumeTrue(NginxBalancer.binary().isPresent(),
-        "nginx is required (.ci/run installs it)");
+    assertTrue(NginxBalancer.binary().isPresent(),
+        "nginx is required: apt-get install nginx (.ci/run installs it)");
     try (LakeProcess cluster = LakeProcess.start("cluster", "--data-dir", dataDir.toString(),
             "--queries", "2");
         // Closed before the supervisor is killed: a failing test leaves no member behind.
