@@ -74,6 +74,7 @@ public final class Catalog implements TableRegistry, AutoCloseable {
    */
   private final AtomicLong changes = new AtomicLong();
   private volatile long authoritySeed;
+  private volatile long takeoverRecordsRead;
   private final Object expiryLock = new Object();
   private final Object maintenanceLock = new Object();
   private Optional<String> expiryCursor = Optional.empty();
@@ -1195,30 +1196,78 @@ public final class Catalog implements TableRegistry, AutoCloseable {
     return true;
   }
 
-  /** Resolves every operation record a predecessor left in progress. */
+  /**
+   * Resolves every operation record a predecessor left in progress. Reads the open-operations
+   * index (see {@link OperationRecords}), so its cost follows the operations in progress, not the
+   * retained history; a store written before the index existed is read in full once, and every
+   * record in progress then gets its index entry before the index is marked complete.
+   */
   private void reconcileOperations() {
-    for (ScanPage.Entry e : scanRecords(OperationRecord.PREFIX)) {
-      try {
-        OperationRecord record = OperationRecord.decode(e.key(), e.value());
-        if (!record.state().terminal()) {
-          ReentrantLock lock = lockFor(record.ident());
-          lock.lock();
-          try {
-            // Re-read under the table's lock: a write of this process may have moved it.
-            Optional<Stored> now = operations.read(e.key());
-            if (now.isPresent() && !now.get().record().state().terminal()) {
-              resolve(now.get());
-            }
-          } finally {
-            lock.unlock();
-          }
+    long read = 0;
+    if (operations.indexed()) {
+      for (ScanPage.Entry e : scanRecords(OperationRecords.OPEN_PREFIX)) {
+        String key = OperationRecords.recordKey(e.key());
+        Optional<Stored> stored;
+        read++;
+        try {
+          stored = operations.read(key);
+        } catch (CatalogException unreadable) {
+          LOG.log(Level.WARNING, "operation record " + key + " was not reconciled", unreadable);
+          continue;
         }
-      } catch (CatalogException | EngineException refused) {
-        // Missing or damaged evidence fails closed: the record stays as it is, reported here,
-        // and a retry of the operation is refused the same way.
-        LOG.log(Level.WARNING, "operation record " + e.key() + " was not reconciled", refused);
+        if (stored.isEmpty() || stored.get().record().state().terminal()) {
+          operations.markFinished(key); // left by a crash between two writes, or already finished
+        } else {
+          reconcile(stored.get().record().ident(), key);
+        }
       }
+    } else {
+      for (ScanPage.Entry e : scanRecords(OperationRecord.PREFIX)) {
+        read++;
+        OperationRecord record;
+        try {
+          record = OperationRecord.decode(e.key(), e.value());
+        } catch (CatalogException unreadable) {
+          LOG.log(Level.WARNING, "operation record " + e.key() + " was not reconciled", unreadable);
+          continue;
+        }
+        if (!record.state().terminal()) {
+          operations.markOpen(e.key());
+          reconcile(record.ident(), e.key());
+        }
+      }
+      operations.markIndexed();
     }
+    takeoverRecordsRead = read;
+  }
+
+  private void reconcile(TableIdent ident, String key) {
+    try {
+      ReentrantLock lock = lockFor(ident);
+      lock.lock();
+      try {
+        // Re-read under the table's lock: a write of this process may have moved it.
+        Optional<Stored> now = operations.read(key);
+        if (now.isPresent() && !now.get().record().state().terminal()) {
+          resolve(now.get());
+        }
+      } finally {
+        lock.unlock();
+      }
+    } catch (CatalogException | EngineException refused) {
+      // Missing or damaged evidence fails closed: the record stays as it is (and in the index),
+      // reported here, and a retry of the operation is refused the same way.
+      LOG.log(Level.WARNING, "operation record " + key + " was not reconciled", refused);
+    }
+  }
+
+  /**
+   * Operation records (and open-index entries standing for them) the takeover of {@link #open}
+   * read: the operations a predecessor may have left in progress, or, once, the whole history
+   * of a store written before the open-operations index existed.
+   */
+  public long takeoverRecordsRead() {
+    return takeoverRecordsRead;
   }
 
   /**

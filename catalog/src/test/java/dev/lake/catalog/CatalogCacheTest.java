@@ -315,8 +315,8 @@ class CatalogCacheTest {
       caches.add(writer);
       caches.add(other);
       AppendOperation operation = operation();
-      // Writes of an append: record reserved, record engine_committed, pointer, record committed.
-      faulty.failWrite(3, FaultyMetaStore.Mode.AFTER);
+      // The registry pointer's advance is applied and its reply lost.
+      faulty.failWriteTo(RegistryCodec.tableKey(EPISODES)::equals, FaultyMetaStore.Mode.AFTER);
       try (RecordBatchReader reader = rows(0, 3)) {
         assertThrows(dev.lake.metastore.MetaStoreException.class,
             () -> writer.append(EPISODES, Optional.empty(), operation, reader));

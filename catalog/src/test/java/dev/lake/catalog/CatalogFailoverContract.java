@@ -130,7 +130,7 @@ abstract class CatalogFailoverContract {
     FaultyMetaStore faulty = new FaultyMetaStore(new GuardedMetaStore(store, a));
     Catalog crashing = Catalog.open(faulty, Map.of("log", log),
         CatalogSettings.of(dir.resolve("warehouse")).withClock(clockA));
-    faulty.failWrite(3, FaultyMetaStore.Mode.BEFORE);
+    faulty.failWriteTo(RegistryCodec.tableKey(T)::equals, FaultyMetaStore.Mode.BEFORE);
     assertThrows(dev.lake.metastore.MetaStoreException.class, () -> append(crashing, op, 0, 3));
     crashing.close();
     clockA.advance(LEASE.ttl());
@@ -147,7 +147,8 @@ abstract class CatalogFailoverContract {
     Catalog pausing = Catalog.open(paused, Map.of("log", log),
         CatalogSettings.of(dir.resolve("warehouse")).withClock(clockA));
     AppendOperation op = Rows.operation(T, 1);
-    paused.failWrite(3, FaultyMetaStore.Mode.PAUSE); // held just before the registry's create
+    // held just before the registry's create
+    paused.failWriteTo(RegistryCodec.tableKey(T)::equals, FaultyMetaStore.Mode.PAUSE);
     java.util.concurrent.CompletableFuture<TableEntry> late =
         java.util.concurrent.CompletableFuture.supplyAsync(() -> {
           try (RecordBatchReader rows = Rows.ids(allocator, 0, 4)) {

@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A {@link MetaStore} wrapper that fails one chosen write, as a crash or a lost reply would: the
  * {@code n}-th write (compare-and-set or delete) counted from {@link #failWrite} throws a plain
  * {@link MetaStoreException} (outcome unknown), either before it reaches the store or after the
- * store applied it. Reads and every other write pass through. Does not own the store.
+ * store applied it; or the first write to a key chosen by {@link #failWriteTo}. Reads and every
+ * other write pass through. Does not own the store.
  */
 public final class FaultyMetaStore implements MetaStore {
 
@@ -25,6 +26,7 @@ public final class FaultyMetaStore implements MetaStore {
   private final AtomicInteger countdown = new AtomicInteger(-1);
   private final AtomicInteger writes = new AtomicInteger();
   private volatile Mode mode = Mode.BEFORE;
+  private volatile java.util.function.Predicate<String> target = key -> true;
   private final java.util.concurrent.CountDownLatch paused = new java.util.concurrent.CountDownLatch(1);
   private final java.util.concurrent.CountDownLatch resumed = new java.util.concurrent.CountDownLatch(1);
 
@@ -35,7 +37,15 @@ public final class FaultyMetaStore implements MetaStore {
   /** Fails the {@code n}-th write from now (1 = the next one). */
   public void failWrite(int n, Mode how) {
     mode = how;
+    target = key -> true;
     countdown.set(n);
+  }
+
+  /** Fails the next write to a key {@code key} accepts; writes to other keys pass through. */
+  public void failWriteTo(java.util.function.Predicate<String> key, Mode how) {
+    mode = how;
+    target = key;
+    countdown.set(1);
   }
 
   /** Waits until the writer is held at the chosen write ({@link Mode#PAUSE}). */
@@ -70,7 +80,7 @@ public final class FaultyMetaStore implements MetaStore {
 
   @Override
   public boolean compareAndSet(String key, Optional<byte[]> expected, byte[] value, Fence fence) {
-    boolean fail = due();
+    boolean fail = due(key);
     if (fail && mode == Mode.BEFORE) {
       throw injected(key);
     }
@@ -83,7 +93,7 @@ public final class FaultyMetaStore implements MetaStore {
 
   @Override
   public boolean deleteIfEquals(String key, byte[] expected, Fence fence) {
-    boolean fail = due();
+    boolean fail = due(key);
     if (fail && mode == Mode.BEFORE) {
       throw injected(key);
     }
@@ -97,9 +107,9 @@ public final class FaultyMetaStore implements MetaStore {
   @Override
   public void close() {}
 
-  private boolean due() {
+  private boolean due(String key) {
     writes.incrementAndGet();
-    boolean due = countdown.get() > 0 && countdown.decrementAndGet() == 0;
+    boolean due = countdown.get() > 0 && target.test(key) && countdown.decrementAndGet() == 0;
     if (due && mode == Mode.PAUSE) {
       paused.countDown();
       try {

@@ -46,6 +46,28 @@ final class Rows {
     return new AppendOperation("default", table.toString(), id, String.format("%064x", seed));
   }
 
+  /** Appends ids {@code first..first+rows-1} to {@code table} as {@code op}. */
+  static TableEntry append(Catalog catalog, BufferAllocator allocator, TableIdent table,
+      AppendOperation op, long first, int rows) throws java.io.IOException {
+    try (RecordBatchReader reader = ids(allocator, first, rows)) {
+      return catalog.append(table, java.util.Optional.empty(), op, reader);
+    }
+  }
+
+  /** The rows of the table's latest version. */
+  static long count(Catalog catalog, TableIdent table) {
+    return catalog.readHandle(table).orElseThrow().latestSnapshot().rowCount();
+  }
+
+  /** Fails unless every operation record in {@code store} is committed or aborted. */
+  static void assertNoOperationInProgress(dev.lake.metastore.MetaStore store) {
+    for (var e : store.scan(OperationRecord.PREFIX, java.util.Optional.empty(), 1000).entries()) {
+      OperationRecord record = OperationRecord.decode(e.key(), e.value());
+      org.junit.jupiter.api.Assertions.assertTrue(record.state().terminal(),
+          e.key() + " is " + record.state());
+    }
+  }
+
   static TableEngine logEngine() {
     for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
       if (factory.name().equals("log")) {
