@@ -85,7 +85,7 @@ final class CalciteTables {
         // A session's default schema wins for the tables it holds.
         Optional<String> preferred = catalog.defaultSchema();
         preferred.ifPresent(schema -> catalog.tableNames(schema).forEach(t -> unique.put(t, schema)));
-        return new TableMap(unique, name -> {
+        return new TableMap(SqlCatalog.LAKE, catalog, unique, name -> {
           int mark = name.lastIndexOf(VERSION_MARK);
           String base = mark > 0 ? name.substring(0, mark) : null;
           if (base != null && preferred.isPresent()
@@ -106,22 +106,32 @@ final class CalciteTables {
             return new SchemaMap();
           }
         });
+        catalog.federated().forEach((name, federated) -> schemas.putIfAbsent(name, new AbstractSchema() {
+          @Override
+          protected Map<String, Schema> getSubSchemaMap() {
+            return new SchemaMap(name, federated);
+          }
+        }));
         return schemas;
       }
     };
   }
 
   private Schema schema(String schema) {
+    return schema(SqlCatalog.LAKE, catalog, schema);
+  }
+
+  private Schema schema(String catalogName, SqlCatalog owner, String schema) {
     return new AbstractSchema() {
       @Override
       protected Map<String, Table> getTableMap() {
         Map<String, String> tables = new LinkedHashMap<>();
-        for (String table : catalog.tableNames(schema)) {
+        for (String table : owner.tableNames(schema)) {
           tables.put(table, schema);
         }
         // A name the listing lacks (versioned, or created through another replica since the
         // listing was taken) is asked for: the catalog resolves it or answers absent.
-        return new TableMap(tables, name -> schema);
+        return new TableMap(catalogName, owner, tables, name -> schema);
       }
     };
   }
@@ -133,10 +143,18 @@ final class CalciteTables {
   private final class SchemaMap extends LinkedHashMap<String, Schema> {
     private static final long serialVersionUID = 1L;
     private final Map<String, Boolean> asked = new HashMap<>();
+    private final String catalogName;
+    private final SqlCatalog owner;
 
     SchemaMap() {
-      for (String schema : catalog.schemaNames()) {
-        super.put(schema, schema(schema));
+      this(SqlCatalog.LAKE, catalog);
+    }
+
+    SchemaMap(String catalogName, SqlCatalog owner) {
+      this.catalogName = catalogName;
+      this.owner = owner;
+      for (String schema : owner.schemaNames()) {
+        super.put(schema, schema(catalogName, owner, schema));
       }
     }
 
@@ -146,7 +164,7 @@ final class CalciteTables {
       if (known != null || !(key instanceof String name)) {
         return known;
       }
-      return asked.computeIfAbsent(name, catalog::schemaExists) ? schema(name) : null;
+      return asked.computeIfAbsent(name, owner::schemaExists) ? schema(catalogName, owner, name) : null;
     }
 
     @Override
@@ -160,10 +178,15 @@ final class CalciteTables {
    * names, which no listing holds, are answered by {@code versioned} naming their schema.
    */
   private final class TableMap extends AbstractMap<String, Table> {
+    private final String catalogName;
+    private final SqlCatalog owner;
     private final Map<String, String> schemaOf;
     private final Function<String, String> versioned;
 
-    TableMap(Map<String, String> schemaOf, Function<String, String> versioned) {
+    TableMap(String catalogName, SqlCatalog owner, Map<String, String> schemaOf,
+        Function<String, String> versioned) {
+      this.catalogName = catalogName;
+      this.owner = owner;
       this.schemaOf = schemaOf;
       this.versioned = versioned;
     }
@@ -175,7 +198,7 @@ final class CalciteTables {
       if (schema == null) {
         schema = versioned.apply(name);
       }
-      return schema == null ? null : table(schema, name);
+      return schema == null ? null : table(catalogName, owner, schema, name);
     }
 
     @Override
@@ -196,16 +219,16 @@ final class CalciteTables {
     }
   }
 
-  private LakeTable table(String schema, String nameWithVersion) {
-    String key = schema + "." + nameWithVersion;
+  private LakeTable table(String catalogName, SqlCatalog owner, String schema, String nameWithVersion) {
+    String key = catalogName + "." + schema + "." + nameWithVersion;
     LakeTable cached = opened.get(key);
     if (cached != null) {
       return cached;
     }
     int mark = nameWithVersion.lastIndexOf(VERSION_MARK);
     String tableName = mark > 0 ? nameWithVersion.substring(0, mark) : nameWithVersion;
-    TableName name = new TableName(schema, tableName);
-    Optional<TableHandle> handle = catalog.openTable(name);
+    TableName name = new TableName(catalogName, schema, tableName);
+    Optional<TableHandle> handle = owner.openTable(name);
     if (handle.isEmpty()) {
       return null;
     }
@@ -226,7 +249,7 @@ final class CalciteTables {
     } catch (VersionNotFoundException e) {
       org.apache.calcite.sql.parser.SqlParserPos at = mark > 0 ? versionPositions.get(nameWithVersion) : null;
       throw new SqlException(SqlException.Kind.VERSION_NOT_FOUND,
-          "version " + version + " of table " + SqlCatalog.LAKE + "." + name + " not found",
+          "version " + version + " of table " + name.qualified() + " not found",
           at == null ? 0 : at.getLineNum(), at == null ? 0 : at.getColumnNum(), e);
     }
     LakeTable table = new LakeTable(name, version, snapshot);

@@ -45,6 +45,11 @@ sealed class DefaultSchemaCatalog implements SqlCatalog permits DefaultSchemaWri
   }
 
   @Override
+  public java.util.Map<String, SqlCatalog> federated() {
+    return catalog.federated();
+  }
+
+  @Override
   public Optional<String> defaultSchema() {
     return Optional.of(schema);
   }

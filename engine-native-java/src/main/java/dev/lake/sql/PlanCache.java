@@ -203,6 +203,38 @@ final class PlanCache {
       return catalog.directoryGeneration();
     }
 
+    /**
+     * The federated catalogs, each seen so that a plan opening one of their tables is not kept:
+     * their tables move by commits this catalog's generation does not count.
+     */
+    @Override
+    public Map<String, SqlCatalog> federated() {
+      Map<String, SqlCatalog> seen = new java.util.LinkedHashMap<>();
+      catalog.federated().forEach((name, federated) -> seen.put(name, new SqlCatalog() {
+        @Override
+        public List<String> schemaNames() {
+          return federated.schemaNames();
+        }
+
+        @Override
+        public boolean schemaExists(String schema) {
+          return federated.schemaExists(schema);
+        }
+
+        @Override
+        public List<String> tableNames(String schema) {
+          return federated.tableNames(schema);
+        }
+
+        @Override
+        public Optional<TableHandle> openTable(TableName table) {
+          conflicting = true;
+          return federated.openTable(table);
+        }
+      }));
+      return seen;
+    }
+
     /** The locations seen, or null if one name was seen at two locations or versions. */
     Map<TableName, TableLocation> locations() {
       return conflicting ? null : Map.copyOf(locations);

@@ -234,7 +234,7 @@ final class RelTranslator {
       }
       return op;
     };
-    String scanName = SqlCatalog.LAKE + "." + table.name;
+    String scanName = table.name.qualified();
     Function<BufferAllocator, Operator> open = allocator ->
         above.apply(new ScanOperator(scanName, table.snapshot, scanRequest, allocator), allocator);
     Pipeline pipeline = new Pipeline(allocator -> new Morsels(plan(table, scanRequest).units(),
@@ -248,7 +248,7 @@ final class RelTranslator {
     try {
       return table.snapshot.plan(request);
     } catch (dev.lake.engine.CorruptDataException e) {
-      throw e.table() != null ? e : e.inTable(SqlCatalog.LAKE + "." + table.name);
+      throw e.table() != null ? e : e.inTable(table.name.qualified());
     }
   }
 
@@ -256,7 +256,7 @@ final class RelTranslator {
   static String scanLabel(CalciteTables.LakeTable table, List<String> columns, Optional<Expression> filter) {
     dev.lake.engine.Snapshot.ScanPlan plan =
         plan(table, new ScanRequest(columns, filter, OptionalLong.empty()));
-    return "Scan " + SqlCatalog.LAKE + "." + table.name + " version " + table.version.number()
+    return "Scan " + table.name.qualified() + " version " + table.version.number()
         + " columns=" + columns + filter.map(e -> " pushed=" + e).orElse("")
         + " units=" + plan.units().size() + " blocks=" + plan.blocksTotal()
         + " pruned=" + plan.blocksPruned();

@@ -54,4 +54,13 @@ public interface SqlCatalog {
   default Optional<String> defaultSchema() {
     return Optional.empty();
   }
+
+  /**
+   * Read-only catalogs federated beside this one, by the catalog name three-part names use
+   * ({@code iceberg.ops.robots}); their tables are opened with {@link #openTable} of that catalog
+   * and {@link TableName}s naming it. Writes and DDL naming them are refused. Empty by default.
+   */
+  default Map<String, SqlCatalog> federated() {
+    return Map.of();
+  }
 }

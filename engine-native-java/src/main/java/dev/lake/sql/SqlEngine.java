@@ -109,6 +109,11 @@ public final class SqlEngine {
     return prepare(sql, Map.of());
   }
 
+  /** The read-only catalogs federated beside {@value SqlCatalog#LAKE} ({@link SqlCatalog#federated()}). */
+  public Map<String, SqlCatalog> federatedCatalogs() {
+    return catalog.federated();
+  }
+
   /**
    * Plans {@code sql} reading each table in {@code pins} at exactly the pinned version (tables not
    * in the map at their latest). {@code FOR VERSION AS OF} in the text still wins for its table.

@@ -82,7 +82,7 @@ final class TimeTravel {
               + text(ChronoUnit.MICROS.between(Instant.EPOCH, versions.getFirst().committedAt()));
       int line = pos == null ? 0 : pos.getLineNum();
       int column = pos == null ? 0 : pos.getColumnNum();
-      throw new SqlException(SqlException.Kind.VERSION_NOT_FOUND, "table " + SqlCatalog.LAKE + "." + name
+      throw new SqlException(SqlException.Kind.VERSION_NOT_FOUND, "table " + name.qualified()
           + " has no version committed at or before " + text(micros) + " UTC; " + first, line, column, null);
     }
     return found;

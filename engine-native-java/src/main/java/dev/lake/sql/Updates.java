@@ -162,7 +162,7 @@ final class Updates {
           names.getFirst());
       case 2 -> new TableName(names.get(0), names.get(1));
       case 3 -> {
-        checkLake(names.getFirst());
+        checkLake(catalog, names);
         yield new TableName(names.get(1), names.get(2));
       }
       default -> throw new SqlException(SqlException.Kind.INVALID, "table name " + id
@@ -170,7 +170,17 @@ final class Updates {
     };
   }
 
-  private static void checkLake(String catalogName) {
+  /**
+   * Refuses a change to a table of a catalog other than {@value SqlCatalog#LAKE}: a federated
+   * one is read-only (INVALID, naming the table), any other does not exist for changes.
+   */
+  private static void checkLake(SqlCatalog catalog, List<String> names) {
+    String catalogName = names.getFirst();
+    if (!SqlCatalog.LAKE.equals(catalogName) && catalog.federated().containsKey(catalogName)) {
+      throw new SqlException(SqlException.Kind.INVALID, "catalog " + catalogName + " is read-only:"
+          + " changing " + String.join(".", names) + " is refused (INSERT, CREATE, DROP and"
+          + " other writes go to catalog '" + SqlCatalog.LAKE + "' only)");
+    }
     if (!SqlCatalog.LAKE.equals(catalogName)) {
       throw new SqlException(SqlException.Kind.INVALID, "catalog '" + catalogName + "' cannot"
           + " be changed: the only writable catalog is '" + SqlCatalog.LAKE + "'");
@@ -205,7 +215,7 @@ final class Updates {
           names.getFirst());
     } else {
       if (names.size() == 3) {
-        checkLake(names.getFirst());
+        checkLake(catalog, names);
       }
       name = new TableName(names.get(names.size() - 2), names.getLast());
     }

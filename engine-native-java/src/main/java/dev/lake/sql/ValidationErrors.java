@@ -106,6 +106,9 @@ final class ValidationErrors {
   /** Why the table {@code names} of FROM does not resolve, as the user would want it said. */
   private static String tableNotFound(List<String> names, SqlCatalog catalog) {
     String display = String.join(".", names);
+    if (names.size() == 3 && catalog.federated().containsKey(names.getFirst())) {
+      return "table " + display + " not found";
+    }
     if (names.size() == 3 && !names.getFirst().equalsIgnoreCase(SqlCatalog.LAKE)) {
       return "catalog " + names.getFirst() + " not found (table " + display + ")";
     }

@@ -48,9 +48,27 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class CatalogSqlCatalog implements WritableSqlCatalog {
 
   private final CatalogCache catalog;
+  private final java.util.Map<String, SqlCatalog> federated;
 
   public CatalogSqlCatalog(CatalogCache catalog) {
+    this(catalog, java.util.Map.of());
+  }
+
+  /**
+   * Over the registry, with read-only catalogs beside {@value SqlCatalog#LAKE} (for example
+   * {@code iceberg}) by name; writes and DDL naming them are refused.
+   */
+  public CatalogSqlCatalog(CatalogCache catalog, java.util.Map<String, SqlCatalog> federated) {
     this.catalog = Objects.requireNonNull(catalog, "catalog");
+    this.federated = java.util.Map.copyOf(federated);
+    if (this.federated.containsKey(SqlCatalog.LAKE)) {
+      throw new IllegalArgumentException("a federated catalog cannot be named " + SqlCatalog.LAKE);
+    }
+  }
+
+  @Override
+  public java.util.Map<String, SqlCatalog> federated() {
+    return federated;
   }
 
   @Override

@@ -60,7 +60,7 @@ final class ColumnMetadata {
         .isSearchable(searchable(type));
     precision(type).ifPresent(builder::precision);
     scale(type).ifPresent(builder::scale);
-    table.ifPresent(t -> builder.catalogName(SqlCatalog.LAKE).schemaName(t.schema())
+    table.ifPresent(t -> builder.catalogName(t.catalog()).schemaName(t.schema())
         .tableName(t.table()));
     Map<String, String> metadata = new HashMap<>();
     if (field.getMetadata() != null) {

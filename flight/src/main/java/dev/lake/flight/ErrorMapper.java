@@ -11,6 +11,7 @@ import dev.lake.engine.CommitConflictException;
 import dev.lake.engine.CorruptDataException;
 import dev.lake.engine.CorruptMetadataException;
 import dev.lake.engine.EngineException;
+import dev.lake.engine.SourceUnavailableException;
 import dev.lake.engine.SchemaMismatchException;
 import dev.lake.engine.VersionNotFoundException;
 import dev.lake.exec.QueryStoppedException;
@@ -92,6 +93,8 @@ final class ErrorMapper {
       case QueryStoppedException stopped -> stopped(stopped.reason(), stopped.getMessage());
       case RegistryUnavailableException unavailable ->
           status(GrpcStatus.UNAVAILABLE, unavailable.getMessage());
+      case SourceUnavailableException unavailable ->
+          status(GrpcStatus.UNAVAILABLE, unavailable.getMessage());
       case TableNotFoundException notFound -> status(GrpcStatus.NOT_FOUND, notFound.getMessage());
       case TableAlreadyExistsException exists ->
           status(GrpcStatus.ALREADY_EXISTS, exists.getMessage());
@@ -128,6 +131,7 @@ final class ErrorMapper {
           : status(GrpcStatus.DATA_LOSS, message);
       case INTERNAL -> e.getCause() instanceof CorruptMetadataException
           || e.getCause() instanceof RegistryUnavailableException
+          || e.getCause() instanceof SourceUnavailableException
           ? toStatus(e.getCause())
           : internal(e);
     };

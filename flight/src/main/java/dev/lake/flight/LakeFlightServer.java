@@ -133,7 +133,7 @@ public final class LakeFlightServer implements AutoCloseable {
     }
     dev.lake.flight.auth.ListenerPolicy.check(config.host, config.authenticator != null, config.tls != null);
     FlightSqlService service = new FlightSqlService(config.sqlEngine,
-        new MetadataCommands(config.registry, SqlInfos.create(VERSION)), new Ingestor(config.registry), workers,
+        new MetadataCommands(config.registry, config.sqlEngine.federatedCatalogs(), SqlInfos.create(VERSION)), new Ingestor(config.registry), workers,
         allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout,
         config.statementLimits, new Tickets(config.tickets(), config.registry),
         config.authenticator);

@@ -50,10 +50,17 @@ final class MetadataCommands {
       FlightSqlProducer.Schemas.GET_CROSS_REFERENCE_SCHEMA);
 
   private final CatalogCache catalog;
+  private final Map<String, SqlCatalog> federated;
   private final SqlInfos sqlInfo;
 
   MetadataCommands(CatalogCache catalog, SqlInfos sqlInfo) {
+    this(catalog, Map.of(), sqlInfo);
+  }
+
+  /** Also listing the read-only catalogs {@code federated} (their namespaces and tables). */
+  MetadataCommands(CatalogCache catalog, Map<String, SqlCatalog> federated, SqlInfos sqlInfo) {
     this.catalog = catalog;
+    this.federated = new java.util.TreeMap<>(federated);
     this.sqlInfo = sqlInfo;
   }
 
@@ -101,7 +108,11 @@ final class MetadataCommands {
       return single(FlightSqlProducer.Schemas.GET_CATALOGS_SCHEMA, allocator, root -> {
         VarCharVector names = (VarCharVector) root.getVector(0);
         names.setSafe(0, utf8(SqlCatalog.LAKE));
-        root.setRowCount(1);
+        int row = 1;
+        for (String name : federated.keySet()) {
+          names.setSafe(row++, utf8(name));
+        }
+        root.setRowCount(row);
       });
     } else if (command.is(FlightSql.CommandGetDbSchemas.class)) {
       return dbSchemas(unpack(command, FlightSql.CommandGetDbSchemas.class), allocator);
@@ -142,20 +153,27 @@ final class MetadataCommands {
   }
   private List<Flight.FlightData> dbSchemas(FlightSql.CommandGetDbSchemas request,
       BufferAllocator allocator) {
-    List<String> schemas = new ArrayList<>();
-    if (inLake(request.hasCatalog() ? Optional.of(request.getCatalog()) : Optional.empty())) {
-      LikePattern pattern = LikePattern.of(
-          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null,
-          "db_schema_filter_pattern");
+    List<TableName> schemas = new ArrayList<>(); // table unused: catalog and schema
+    Optional<String> catalogName = request.hasCatalog() ? Optional.of(request.getCatalog()) : Optional.empty();
+    LikePattern pattern = LikePattern.of(
+        request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null,
+        "db_schema_filter_pattern");
+    if (inLake(catalogName)) {
       catalog.namespaces().stream().filter(Grants::visible).filter(pattern::matches)
-          .forEach(schemas::add);
+          .forEach(ns -> schemas.add(new TableName(ns, "")));
     }
+    federated.forEach((name, other) -> {
+      if (catalogName.map(name::equals).orElse(true)) {
+        other.schemaNames().stream().filter(pattern::matches)
+            .forEach(ns -> schemas.add(new TableName(name, ns, "")));
+      }
+    });
     return single(FlightSqlProducer.Schemas.GET_SCHEMAS_SCHEMA, allocator, root -> {
       VarCharVector catalogs = (VarCharVector) root.getVector("catalog_name");
       VarCharVector names = (VarCharVector) root.getVector("db_schema_name");
       for (int i = 0; i < schemas.size(); i++) {
-        catalogs.setSafe(i, utf8(SqlCatalog.LAKE));
-        names.setSafe(i, utf8(schemas.get(i)));
+        catalogs.setSafe(i, utf8(schemas.get(i).catalog()));
+        names.setSafe(i, utf8(schemas.get(i).schema()));
       }
       root.setRowCount(schemas.size());
     });
@@ -163,22 +181,39 @@ final class MetadataCommands {
 
   private List<Flight.FlightData> tables(FlightSql.CommandGetTables request,
       BufferAllocator allocator) {
-    List<TableEntry> tables = new ArrayList<>();
+    List<Map.Entry<TableName, java.util.function.Supplier<Schema>>> tables = new ArrayList<>();
+    Optional<String> catalogName = request.hasCatalog() ? Optional.of(request.getCatalog()) : Optional.empty();
     boolean wantsTables = request.getTableTypesCount() == 0
         || request.getTableTypesList().stream().anyMatch(TABLE_TYPE::equalsIgnoreCase);
-    if (wantsTables
-        && inLake(request.hasCatalog() ? Optional.of(request.getCatalog()) : Optional.empty())) {
-      LikePattern schemaPattern = LikePattern.of(
-          request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null,
-          "db_schema_filter_pattern");
-      LikePattern tablePattern = LikePattern.of(
-          request.hasTableNameFilterPattern() ? request.getTableNameFilterPattern() : null,
-          "table_name_filter_pattern");
+    LikePattern schemaPattern = LikePattern.of(
+        request.hasDbSchemaFilterPattern() ? request.getDbSchemaFilterPattern() : null,
+        "db_schema_filter_pattern");
+    LikePattern tablePattern = LikePattern.of(
+        request.hasTableNameFilterPattern() ? request.getTableNameFilterPattern() : null,
+        "table_name_filter_pattern");
+    if (wantsTables && inLake(catalogName)) {
       for (String namespace : catalog.namespaces()) {
         if (Grants.visible(namespace) && schemaPattern.matches(namespace)) {
           catalog.tables(namespace).stream()
               .filter(entry -> tablePattern.matches(entry.ident().name()))
-              .forEach(tables::add);
+              .forEach(entry -> tables.add(Map.entry(
+                  new TableName(entry.ident().namespace(), entry.ident().name()), entry::schema)));
+        }
+      }
+    }
+    for (Map.Entry<String, SqlCatalog> other : federated.entrySet()) {
+      if (!wantsTables || !catalogName.map(other.getKey()::equals).orElse(true)) {
+        continue;
+      }
+      for (String namespace : other.getValue().schemaNames()) {
+        if (schemaPattern.matches(namespace)) {
+          for (String table : other.getValue().tableNames(namespace)) {
+            if (tablePattern.matches(table)) {
+              TableName name = new TableName(other.getKey(), namespace, table);
+              tables.add(Map.entry(name, () -> other.getValue().openTable(name)
+                  .map(handle -> handle.schema()).orElseGet(() -> new Schema(List.of()))));
+            }
+          }
         }
       }
     }
@@ -194,15 +229,14 @@ final class MetadataCommands {
       VarBinaryVector schemaBytes =
           includeSchema ? (VarBinaryVector) root.getVector("table_schema") : null;
       for (int i = 0; i < tables.size(); i++) {
-        TableEntry entry = tables.get(i);
-        catalogs.setSafe(i, utf8(SqlCatalog.LAKE));
-        schemas.setSafe(i, utf8(entry.ident().namespace()));
-        names.setSafe(i, utf8(entry.ident().name()));
+        TableName name = tables.get(i).getKey();
+        catalogs.setSafe(i, utf8(name.catalog()));
+        schemas.setSafe(i, utf8(name.schema()));
+        names.setSafe(i, utf8(name.table()));
         types.setSafe(i, utf8(TABLE_TYPE));
         if (schemaBytes != null) {
           schemaBytes.setSafe(i, FlightIpc.schemaBytes(ColumnMetadata.ofTable(
-              new TableName(entry.ident().namespace(), entry.ident().name()), entry.schema()))
-              .toByteArray());
+              name, tables.get(i).getValue().get())).toByteArray());
         }
       }
       root.setRowCount(tables.size());

@@ -175,7 +175,7 @@ final class TicketCodec {
       out.write(text);
       out.writeInt(pins.size());
       for (Map.Entry<TableName, Version> pin : pins.entrySet()) {
-        writeShortText(out, pin.getKey().schema());
+        writeShortText(out, pinnedSchema(pin.getKey()));
         writeShortText(out, pin.getKey().table());
         out.writeLong(pin.getValue().number());
       }
@@ -281,6 +281,23 @@ final class TicketCodec {
     }
   }
 
+  /**
+   * A pin's schema field: the schema of a {@code lake} table, {@code catalog NUL schema} for a
+   * federated one (no SQL name the front end resolves holds NUL), so older tickets decode as
+   * before and {@code lake.ops.t} and {@code iceberg.ops.t} stay different pins.
+   */
+  private static String pinnedSchema(TableName name) {
+    return name.isLake() ? name.schema() : name.catalog() + CATALOG_SEPARATOR + name.schema();
+  }
+
+  private static TableName pinnedName(String schema, String table) {
+    int separator = schema.indexOf(CATALOG_SEPARATOR);
+    return separator < 0 ? new TableName(schema, table)
+        : new TableName(schema.substring(0, separator), schema.substring(separator + 1), table);
+  }
+
+  private static final char CATALOG_SEPARATOR = '\0';
+
   private static QueryTicket decodeQuery(ByteBuffer in) throws CharacterCodingException {
     String sql = utf8(bytes(in, in.getInt()));
     int count = in.getInt();
@@ -291,7 +308,7 @@ final class TicketCodec {
     for (int i = 0; i < count; i++) {
       String schema = utf8(bytes(in, Short.toUnsignedInt(in.getShort())));
       String table = utf8(bytes(in, Short.toUnsignedInt(in.getShort())));
-      pins.put(new TableName(schema, table), Version.of(in.getLong()));
+      pins.put(pinnedName(schema, table), Version.of(in.getLong()));
     }
     return new QueryTicket(sql, pins);
   }

@@ -47,6 +47,13 @@ final class Tickets {
     for (Map.Entry<TableName, Version> pin : pins.entrySet()) {
       TableName name = pin.getKey();
       long version = pin.getValue().number();
+      if (!name.isLake()) {
+        // A federated table: the version is its snapshot id, which fixes the data files and the
+        // schema the snapshot was committed with; any replica replays exactly that snapshot.
+        snapshots.add(new SnapshotPin(name.catalog() + "." + name.schema(), name.table(), null, null,
+            null, version));
+        continue;
+      }
       Optional<TableEntry> entry = entry(name);
       if (entry.isPresent() && entry.get().version().number() < version) {
         // The registry moved between planning and now (a re-create): the plan's incarnation is

@@ -56,8 +56,19 @@ final class LakeServerFixture implements AutoCloseable {
     this(directory, builder, Runtime.getRuntime().availableProcessors(), sqlCatalog);
   }
 
+  /** With the read-only catalogs {@code federated} beside {@code lake}. */
+  LakeServerFixture(Path directory, Map<String, SqlCatalog> federated) {
+    this(directory, LakeFlightServer.builder(), Runtime.getRuntime().availableProcessors(),
+        UnaryOperator.identity(), federated);
+  }
+
   private LakeServerFixture(Path directory, LakeFlightServer.Builder builder, int sqlThreads,
       UnaryOperator<SqlCatalog> sqlCatalog) {
+    this(directory, builder, sqlThreads, sqlCatalog, Map.of());
+  }
+
+  private LakeServerFixture(Path directory, LakeFlightServer.Builder builder, int sqlThreads,
+      UnaryOperator<SqlCatalog> sqlCatalog, Map<String, SqlCatalog> federated) {
     store = RocksDbMetaStore.open(directory.resolve("meta"));
     for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
       engines.put(factory.name(), factory.create(Map.of()));
@@ -65,7 +76,7 @@ final class LakeServerFixture implements AutoCloseable {
     catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
     registry = CatalogCache.start(catalog, engines);
     server = builder.registry(registry)
-        .sqlEngine(new SqlEngine(sqlCatalog.apply(new CatalogSqlCatalog(registry)), Long.MAX_VALUE,
+        .sqlEngine(new SqlEngine(sqlCatalog.apply(new CatalogSqlCatalog(registry, federated)), Long.MAX_VALUE,
             sqlThreads))
         .allocator(root)
         .workerThreads(4)

@@ -1,9 +1,9 @@
 package dev.lake.iceberg;
 
-import dev.lake.engine.EngineException;
+import dev.lake.engine.SourceUnavailableException;
 
 /** The Iceberg catalog, or the storage its tables live in, could not be reached; retrying may succeed. */
-public final class CatalogUnavailableException extends EngineException {
+public final class CatalogUnavailableException extends SourceUnavailableException {
   private static final long serialVersionUID = 1L;
 
   CatalogUnavailableException(String message, Throwable cause) {
