@@ -112,6 +112,8 @@ final class DevServer implements AutoCloseable {
           .allocator(allocator)
           .host(host)
           .port(port);
+      // The default stage; an operator (lake dev --stage) may name another.
+      builder.stage(new StageOptions().root(dataDir.resolve("stage")), null, null, false);
       if (metricsPort != null) {
         builder.metrics(host, metricsPort);
       }

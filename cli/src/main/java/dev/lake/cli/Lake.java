@@ -1,5 +1,6 @@
 package dev.lake.cli;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -47,6 +48,8 @@ public final class Lake implements Runnable {
     @CommandLine.Mixin OpsOptions ops;
 
     @CommandLine.Mixin SecurityOptions security;
+
+    @CommandLine.Mixin StageOptions stage;
 
     @Option(names = "--port", defaultValue = "31337",
         description = "Flight SQL port on loopback; 0 picks a free one (default: ${DEFAULT-VALUE}).")
@@ -102,10 +105,17 @@ public final class Lake implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(),
             "--lance-rest-port must be 0..65535, got " + lanceRestPort);
       }
+      URI stageRoot;
+      try {
+        stageRoot = stage.root(data.resolve("stage"));
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      }
       DevServer server;
       try {
         server = DevServer.start(data, host, port, limits, ops.metricsPort, lanceRestPort,
-            security::apply);
+            builder -> security.apply(builder).stage(stageRoot, null,
+                System.getenv("AWS_REGION"), false));
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());
         return 1;

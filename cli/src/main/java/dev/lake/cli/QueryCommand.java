@@ -54,6 +54,8 @@ final class QueryCommand implements Callable<Integer> {
 
   @CommandLine.Mixin S3Options s3;
 
+  @CommandLine.Mixin StageOptions stage;
+
   @CommandLine.Mixin OpsOptions ops;
 
   @CommandLine.Mixin TicketOptions tickets;
@@ -79,8 +81,10 @@ final class QueryCommand implements Callable<Integer> {
       return 2;
     }
     Map<String, String> engineProperties;
+    URI stageRoot;
     try {
       engineProperties = s3.engineProperties();
+      stageRoot = stage.root(null);
     } catch (IllegalArgumentException e) {
       spec.commandLine().getErr().println("lake query: " + e.getMessage());
       return 2;
@@ -103,6 +107,11 @@ final class QueryCommand implements Callable<Integer> {
           .sqlEngine(new SqlEngine(new CatalogSqlCatalog(cache), limits.memoryBytes(),
               limits.threads()))
           .allocator(allocator).host(host).port(port).tickets(tickets.sealer());
+      if (stageRoot != null) {
+        builder.stage(stageRoot, s3.endpoint == null ? null : URI.create(s3.endpoint.trim()),
+            s3.region == null || s3.region.isBlank() ? "us-east-1" : s3.region.trim(),
+            s3.endpoint != null);
+      }
       if (ops.metricsPort != null) {
         builder.metrics(host, ops.metricsPort);
       }

@@ -75,6 +75,8 @@ final class FlightSqlService {
   private final PreparedStatements preparedStatements;
   private final Tickets tickets;
   private final Authenticator authenticator;
+  /** Answers {@code lake.stage}; null: no managed stage configured. */
+  private StageAction stage;
 
   /**
    * @param authenticator resolves each call's credentials; null: every caller is {@link
@@ -100,6 +102,11 @@ final class FlightSqlService {
     this.limits = limits;
     this.updates = new UpdateCommands(sqlEngine, workers, maxIngestBytes, limits);
     this.preparedStatements = new PreparedStatements(sqlEngine, workers, allocator, limits);
+  }
+
+  /** Serves action {@code lake.stage} from {@code stage}; called before {@link #register}. */
+  void stage(StageAction stage) {
+    this.stage = stage;
   }
 
   void register(GrpcServer server) {
@@ -495,10 +502,18 @@ final class FlightSqlService {
         }
         return List.of();
       }
+      case StageAction.TYPE -> {
+        if (stage == null) {
+          throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
+              "this server has no managed object stage (start it with --stage)");
+        }
+        return stage.run(principal);
+      }
       default -> throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
           "action '" + action.getType() + "' is not supported; supported: "
               + CREATE_PREPARED_STATEMENT + ", " + CLOSE_PREPARED_STATEMENT + ", "
-              + SessionOptions.SET + ", " + SessionOptions.GET + ", " + SessionOptions.CLOSE);
+              + SessionOptions.SET + ", " + SessionOptions.GET + ", " + SessionOptions.CLOSE
+              + ", " + StageAction.TYPE);
     }
   }
 

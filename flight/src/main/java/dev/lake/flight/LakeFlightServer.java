@@ -137,6 +137,10 @@ public final class LakeFlightServer implements AutoCloseable {
         allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout,
         config.statementLimits, new Tickets(config.tickets(), config.registry),
         config.authenticator);
+    if (config.stageRoot != null) {
+      service.stage(new StageAction(config.stageRoot, config.s3Endpoint, config.s3Region,
+          config.s3PathStyle));
+    }
     GrpcServer grpc = GrpcServer.server(vertx,
         new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes));
     service.register(grpc);
@@ -291,8 +295,30 @@ public final class LakeFlightServer implements AutoCloseable {
     private int metricsPort = -1;
     private dev.lake.flight.auth.Authenticator authenticator;
     private dev.lake.flight.auth.TlsFiles tls;
+    private java.net.URI stageRoot;
+    private java.net.URI s3Endpoint;
+    private String s3Region;
+    private boolean s3PathStyle;
 
     private Builder() {}
+
+    /**
+     * The managed object stage named to clients by action {@code lake.stage} ({@code file:} or
+     * {@code s3:} URI ending in {@code /}; each tenant's objects lie below {@code
+     * tenants/<tenant>/} of it), with the S3 endpoint (null: AWS's own), region and addressing
+     * style clients use for an {@code s3:} root; default none (the action answers UNIMPLEMENTED).
+     *
+     * @throws IllegalArgumentException for a root that is not such a URI
+     */
+    public Builder stage(java.net.URI root, java.net.URI s3Endpoint, String s3Region,
+        boolean s3PathStyle) {
+      new StageAction(root, s3Endpoint, s3Region, s3PathStyle);
+      this.stageRoot = root;
+      this.s3Endpoint = s3Endpoint;
+      this.s3Region = s3Region;
+      this.s3PathStyle = s3PathStyle;
+      return this;
+    }
 
     /**
      * Authenticates every call (bearer tokens, basic-auth Handshake) and checks its grants;
