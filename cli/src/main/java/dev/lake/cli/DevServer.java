@@ -6,10 +6,14 @@ import dev.lake.catalog.LanceNamespaces;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
 import dev.lake.flight.CatalogSqlCatalog;
+import dev.lake.flight.IcebergSqlCatalog;
 import dev.lake.flight.LakeFlightServer;
 import dev.lake.flight.lancerest.LanceRestServer;
+import dev.lake.iceberg.IcebergFederation;
+import dev.lake.iceberg.IcebergSettings;
 import dev.lake.metastore.MetaStore;
 import dev.lake.metastore.rocksdb.RocksDbMetaStore;
+import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.SqlEngine;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,24 +33,15 @@ import org.apache.arrow.memory.RootAllocator;
  */
 final class DevServer implements AutoCloseable {
 
-  private final BufferAllocator allocator;
-  private final MetaStore store;
-  private final Map<String, TableEngine> engines;
-  private final Catalog catalog;
+  private final List<AutoCloseable> opened;
   private final LanceRestServer lanceRest;
-  private final CatalogCache registry;
   private final LakeFlightServer server;
   private final boolean demoCreated;
 
-  private DevServer(BufferAllocator allocator, MetaStore store, Map<String, TableEngine> engines,
-      Catalog catalog, CatalogCache registry, LakeFlightServer server, boolean demoCreated,
+  private DevServer(List<AutoCloseable> opened, LakeFlightServer server, boolean demoCreated,
       LanceRestServer lanceRest) {
+    this.opened = List.copyOf(opened);
     this.lanceRest = lanceRest;
-    this.allocator = allocator;
-    this.store = store;
-    this.engines = engines;
-    this.catalog = catalog;
-    this.registry = registry;
     this.server = server;
     this.demoCreated = demoCreated;
   }
@@ -93,6 +88,20 @@ final class DevServer implements AutoCloseable {
   static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
       Integer metricsPort, Integer lanceRestPort,
       java.util.function.UnaryOperator<LakeFlightServer.Builder> security) {
+    return start(dataDir, host, port, limits, metricsPort, lanceRestPort, security,
+        java.util.Optional.empty());
+  }
+
+  /**
+   * As {@link #start(Path, String, int, QueryLimits, Integer, Integer,
+   * java.util.function.UnaryOperator)}, with the Iceberg REST catalog {@code iceberg} (when
+   * present) served read-only as the SQL catalog {@value IcebergFederation#CATALOG}; nothing is
+   * asked of it until a query names it.
+   */
+  static DevServer start(Path dataDir, String host, int port, QueryLimits limits,
+      Integer metricsPort, Integer lanceRestPort,
+      java.util.function.UnaryOperator<LakeFlightServer.Builder> security,
+      java.util.Optional<IcebergSettings> iceberg) {
     List<AutoCloseable> opened = new ArrayList<>();
     try {
       BufferAllocator allocator = new RootAllocator();
@@ -106,9 +115,11 @@ final class DevServer implements AutoCloseable {
       CatalogCache registry = CatalogCache.start(catalog, engines);
       opened.add(registry);
       boolean demoCreated = DemoEpisodes.createIfAbsent(registry, allocator);
+      Map<String, SqlCatalog> federated = federated(iceberg, opened);
       LakeFlightServer.Builder builder = LakeFlightServer.builder()
           .registry(registry)
-          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry), limits.memoryBytes(), limits.threads()))
+          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry, federated), limits.memoryBytes(),
+              limits.threads()))
           .allocator(allocator)
           .host(host)
           .port(port);
@@ -128,7 +139,7 @@ final class DevServer implements AutoCloseable {
         lanceRest = LanceRestServer.start(new LanceNamespaces(catalog, LanceStorageOptions.of(Map.of())), host,
             lanceRestPort, CatalogCache.DEFAULT_REFRESH_INTERVAL, server.authenticator());
       }
-      return new DevServer(allocator, store, engines, catalog, registry, server, demoCreated, lanceRest);
+      return new DevServer(opened, server, demoCreated, lanceRest);
     } catch (RuntimeException e) {
       for (int i = opened.size() - 1; i >= 0; i--) {
         try {
@@ -168,12 +179,35 @@ final class DevServer implements AutoCloseable {
     if (lanceRest != null) {
       lanceRest.close();
     }
-    server.close();
-    registry.close();
-    catalog.close();
-    engines.values().forEach(TableEngine::close);
-    store.close();
-    allocator.close();
+    IllegalStateException failed = null;
+    for (int i = opened.size() - 1; i >= 0; i--) {
+      try {
+        opened.get(i).close();
+      } catch (Exception e) {
+        if (failed == null) {
+          failed = new IllegalStateException("closing lake dev: " + e.getMessage(), e);
+        } else {
+          failed.addSuppressed(e);
+        }
+      }
+    }
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
+  /**
+   * The read-only catalogs beside {@code lake}: {@code iceberg} when configured (its federation
+   * added to {@code opened}, to be closed with the server), else none.
+   */
+  static Map<String, SqlCatalog> federated(java.util.Optional<IcebergSettings> iceberg,
+      List<AutoCloseable> opened) {
+    if (iceberg.isEmpty()) {
+      return Map.of();
+    }
+    IcebergFederation federation = IcebergFederation.connect(iceberg.get());
+    opened.add(federation);
+    return IcebergSqlCatalog.federated(federation);
   }
 
   static Map<String, TableEngine> loadEngines() {

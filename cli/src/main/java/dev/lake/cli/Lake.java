@@ -51,6 +51,8 @@ public final class Lake implements Runnable {
 
     @CommandLine.Mixin StageOptions stage;
 
+    @CommandLine.Mixin IcebergOptions iceberg;
+
     @Option(names = "--port", defaultValue = "31337",
         description = "Flight SQL port on loopback; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
@@ -106,8 +108,10 @@ public final class Lake implements Runnable {
             "--lance-rest-port must be 0..65535, got " + lanceRestPort);
       }
       URI stageRoot;
+      java.util.Optional<dev.lake.iceberg.IcebergSettings> icebergSettings;
       try {
         stageRoot = stage.root(data.resolve("stage"));
+        icebergSettings = iceberg.settings();
       } catch (IllegalArgumentException e) {
         throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
       }
@@ -115,7 +119,7 @@ public final class Lake implements Runnable {
       try {
         server = DevServer.start(data, host, port, limits, ops.metricsPort, lanceRestPort,
             builder -> security.apply(builder).stage(stageRoot, null,
-                System.getenv("AWS_REGION"), false));
+                System.getenv("AWS_REGION"), false), icebergSettings);
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());
         return 1;
@@ -135,6 +139,8 @@ public final class Lake implements Runnable {
         System.out.println("lake dev: metrics on http://" + host + ":" + server.metricsPort()
             + "/metrics");
       }
+      icebergSettings.ifPresent(c -> System.out.println("lake dev: catalog iceberg (read-only) from "
+          + c.uri()));
       if (lanceRestPort != null) {
         System.out.println("lake dev: Lance Namespace REST on http://" + host + ":"
             + server.lanceRestPort());

@@ -56,6 +56,8 @@ final class QueryCommand implements Callable<Integer> {
 
   @CommandLine.Mixin StageOptions stage;
 
+  @CommandLine.Mixin IcebergOptions iceberg;
+
   @CommandLine.Mixin OpsOptions ops;
 
   @CommandLine.Mixin TicketOptions tickets;
@@ -82,9 +84,11 @@ final class QueryCommand implements Callable<Integer> {
     }
     Map<String, String> engineProperties;
     URI stageRoot;
+    java.util.Optional<dev.lake.iceberg.IcebergSettings> icebergSettings;
     try {
       engineProperties = s3.engineProperties();
       stageRoot = stage.root(null);
+      icebergSettings = iceberg.settings();
     } catch (IllegalArgumentException e) {
       spec.commandLine().getErr().println("lake query: " + e.getMessage());
       return 2;
@@ -104,8 +108,8 @@ final class QueryCommand implements Callable<Integer> {
       opened.add(cache);
       QueryLimits limits = QueryLimits.defaults();
       LakeFlightServer.Builder builder = LakeFlightServer.builder().registry(cache).role("query")
-          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(cache), limits.memoryBytes(),
-              limits.threads()))
+          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(cache,
+              DevServer.federated(icebergSettings, opened)), limits.memoryBytes(), limits.threads()))
           .allocator(allocator).host(host).port(port).tickets(tickets.sealer());
       if (stageRoot != null) {
         builder.stage(stageRoot, s3.endpoint == null ? null : URI.create(s3.endpoint.trim()),
