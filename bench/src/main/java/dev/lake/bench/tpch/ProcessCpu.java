@@ -13,7 +13,7 @@ import java.lang.invoke.MethodHandle;
  * {@code getProcessCpuTime} counts scheduler ticks (10 ms here), too coarse for queries of a few
  * tens of milliseconds. Falls back to the JDK's figure where {@code getrusage} is missing.
  */
-final class ProcessCpu {
+public final class ProcessCpu {
   private static final com.sun.management.OperatingSystemMXBean JDK =
       (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
   private static final int RUSAGE_SELF = 0;
@@ -34,7 +34,7 @@ final class ProcessCpu {
   }
 
   /** CPU nanoseconds used by this process so far (microsecond resolution with getrusage). */
-  static long nanos() {
+  public static long nanos() {
     if (GETRUSAGE == null) {
       return JDK.getProcessCpuTime();
     }

@@ -26,10 +26,27 @@ public final class LoopbackRestCatalog implements AutoCloseable {
 
   /** A server whose warehouse is {@code warehouse} (a path or URI) read through {@code io} properties. */
   public static LoopbackRestCatalog start(String warehouse, Map<String, String> io) throws Exception {
+    return start(warehouse, io,
+        "jdbc:sqlite:file:" + java.util.UUID.randomUUID() + "?mode=memory&cache=shared");
+  }
+
+  /**
+   * A local-warehouse server whose catalog is kept in the SQLite file {@code catalogFile}, so a
+   * later server over the same files sees the same tables (benchmarks reuse generated data).
+   */
+  public static LoopbackRestCatalog startPersistent(Path warehouse, Path catalogFile)
+      throws Exception {
+    return start(warehouse.toAbsolutePath().toString(),
+        Map.of("io-impl", "dev.lake.iceberg.LocalFileIO"),
+        "jdbc:sqlite:" + catalogFile.toAbsolutePath());
+  }
+
+  private static LoopbackRestCatalog start(String warehouse, Map<String, String> io, String jdbcUri)
+      throws Exception {
     Map<String, String> config = new java.util.HashMap<>(io);
     config.put("warehouse", warehouse);
     config.put(RESTCatalogServer.REST_PORT, "0");
-    config.put("uri", "jdbc:sqlite:file:" + java.util.UUID.randomUUID() + "?mode=memory&cache=shared");
+    config.put("uri", jdbcUri);
     RESTCatalogServer server = new RESTCatalogServer(config);
     server.start(false);
     java.lang.reflect.Field field = RESTCatalogServer.class.getDeclaredField("httpServer");
