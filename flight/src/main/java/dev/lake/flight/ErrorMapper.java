@@ -9,6 +9,7 @@ import dev.lake.catalog.TableAlreadyExistsException;
 import dev.lake.catalog.TableNotFoundException;
 import dev.lake.engine.CommitConflictException;
 import dev.lake.engine.CorruptDataException;
+import dev.lake.engine.CorruptTableException;
 import dev.lake.engine.CorruptMetadataException;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.SourceUnavailableException;
@@ -90,6 +91,10 @@ final class ErrorMapper {
         LOG.error("corrupt table metadata answered as DATA_LOSS", corrupt);
         yield status(GrpcStatus.DATA_LOSS, "corrupt data in " + corrupt.describe());
       }
+      case CorruptTableException damaged -> {
+        LOG.error("a table file that cannot be read answered as DATA_LOSS", damaged);
+        yield status(GrpcStatus.DATA_LOSS, damaged.getMessage());
+      }
       case QueryStoppedException stopped -> stopped(stopped.reason(), stopped.getMessage());
       case RegistryUnavailableException unavailable ->
           status(GrpcStatus.UNAVAILABLE, unavailable.getMessage());
@@ -130,6 +135,7 @@ final class ErrorMapper {
           ? corrupt(corrupt)
           : status(GrpcStatus.DATA_LOSS, message);
       case INTERNAL -> e.getCause() instanceof CorruptMetadataException
+          || e.getCause() instanceof CorruptTableException
           || e.getCause() instanceof RegistryUnavailableException
           || e.getCause() instanceof SourceUnavailableException
           ? toStatus(e.getCause())

@@ -82,7 +82,8 @@ class FlightIcebergTest {
     append(0, 10);
     federation = IcebergFederation.connect(
         IcebergSettings.of(server.uri()).withCache(Duration.ZERO, 0));
-    lake = new LakeServerFixture(dir.resolve("lake"), IcebergSqlCatalog.federated(federation));
+    lake = new LakeServerFixture(dir.resolve("lake"), LakeFlightServer.builder().tickets(sealer()),
+        IcebergSqlCatalog.federated(federation));
     jdbc = DriverManager.getConnection(lake.jdbcUrl());
     try (Statement s = jdbc.createStatement()) {
       s.execute("CREATE SCHEMA robots");
@@ -192,6 +193,75 @@ class FlightIcebergTest {
     append(10, 15);
     assertEquals(List.of("10"), rows("SELECT count(*) FROM iceberg.ops.robots FOR VERSION AS OF " + first));
     assertEquals(List.of("15"), rows("SELECT count(*) FROM iceberg.ops.robots"));
+  }
+
+  @Test
+  void timeTravelByTimestampReadsTheSnapshotCommittedAtOrBeforeIt() throws Exception {
+    long firstMillis = table.currentSnapshot().timestampMillis();
+    do {
+      append(10, 15);
+    } while (table.currentSnapshot().timestampMillis() == firstMillis);
+    String at = java.time.LocalDateTime.ofEpochSecond(Math.floorDiv(firstMillis, 1000L),
+        (int) Math.floorMod(firstMillis, 1000L) * 1_000_000, ZoneOffset.UTC).toString()
+        .replace('T', ' ');
+    assertEquals(List.of("10"),
+        rows("SELECT count(*) FROM iceberg.ops.robots FOR TIMESTAMP AS OF TIMESTAMP '" + at + "'"));
+    FlightRuntimeException before = assertThrows(FlightRuntimeException.class,
+        () -> lake.client().execute("SELECT count(*) FROM iceberg.ops.robots"
+            + " FOR TIMESTAMP AS OF TIMESTAMP '2000-01-01 00:00:00'"));
+    assertEquals(FlightStatusCode.NOT_FOUND, before.status().code(), before.getMessage());
+    assertTrue(before.getMessage().contains("iceberg.ops.robots"), before.getMessage());
+  }
+
+  @Test
+  void aTicketPlannedOnOneReplicaReplaysItsSnapshotOnAnother() throws Exception {
+    try (IcebergFederation other = IcebergFederation.connect(
+            IcebergSettings.of(server.uri()).withCache(Duration.ZERO, 0));
+        LakeServerFixture replica = new LakeServerFixture(dir.resolve("replica"),
+            LakeFlightServer.builder().tickets(sealer()), IcebergSqlCatalog.federated(other))) {
+      FlightInfo info = lake.client().execute("SELECT count(*), max(id) FROM iceberg.ops.robots");
+      append(10, 15);
+      try (FlightStream stream = replica.client().getStream(
+          info.getEndpoints().getFirst().getTicket())) {
+        long count = -1;
+        while (stream.next()) {
+          if (stream.getRoot().getRowCount() > 0) {
+            count = ((Number) stream.getRoot().getVector(0).getObject(0)).longValue();
+          }
+        }
+        assertEquals(10L, count, "the snapshot planned on the first replica");
+      }
+    }
+  }
+
+  @Test
+  void aDataFileMissingFromStorageFailsNamingItAndTheServerStaysUp() throws Exception {
+    String missing;
+    try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().planFiles()) {
+      missing = tasks.iterator().next().file().location();
+    }
+    table.io().deleteFile(missing);
+    FlightRuntimeException e = assertThrows(FlightRuntimeException.class, () -> {
+      FlightInfo info = lake.client().execute("SELECT count(*), sum(id) FROM iceberg.ops.robots");
+      try (FlightStream stream = lake.client().getStream(info.getEndpoints().getFirst().getTicket())) {
+        while (stream.next()) {
+          // drained: the error is raised mid-stream
+        }
+      }
+    });
+    assertTrue(e.getMessage().contains(missing), e.getMessage());
+    // gRPC DATA_LOSS, which Arrow's FlightClient renders as INTERNAL; the message is lake's own.
+    assertEquals(FlightStatusCode.INTERNAL, e.status().code(), e.getMessage());
+    assertTrue(e.getMessage().contains("of iceberg.ops.robots at snapshot"), e.getMessage());
+    assertEquals(List.of("4"), rows("SELECT count(*) FROM lake.robots.episodes"));
+  }
+
+  private final dev.lake.flight.ticket.KeyRing ring = dev.lake.flight.ticket.KeyRing.generate("k1");
+
+  /** Seals as every replica of one deployment does: one key ring, one audience. */
+  private dev.lake.flight.ticket.TicketSealer sealer() {
+    return new dev.lake.flight.ticket.TicketSealer(() -> ring, "cluster-a",
+        java.time.Clock.systemUTC(), Duration.ofHours(1), Duration.ofHours(24));
   }
 
   @Test

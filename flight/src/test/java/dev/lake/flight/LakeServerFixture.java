@@ -62,6 +62,13 @@ final class LakeServerFixture implements AutoCloseable {
         UnaryOperator.identity(), federated);
   }
 
+  /** As {@link #LakeServerFixture(Path, Map)}, the server configured by {@code builder}. */
+  LakeServerFixture(Path directory, LakeFlightServer.Builder builder,
+      Map<String, SqlCatalog> federated) {
+    this(directory, builder, Runtime.getRuntime().availableProcessors(), UnaryOperator.identity(),
+        federated);
+  }
+
   private LakeServerFixture(Path directory, LakeFlightServer.Builder builder, int sqlThreads,
       UnaryOperator<SqlCatalog> sqlCatalog) {
     this(directory, builder, sqlThreads, sqlCatalog, Map.of());
