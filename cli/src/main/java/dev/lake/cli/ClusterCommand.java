@@ -48,7 +48,8 @@ import picocli.CommandLine.Option;
       "<data-dir>/keyring.json, and nginx balancing gRPC over them (when installed).",
       "",
       "Prints the client endpoint and writes <data-dir>/cluster.json naming every process.",
-      "Logs go to <data-dir>/logs/. Plaintext, no authentication: loopback only."
+      "Logs go to <data-dir>/logs/. Plaintext, no authentication (loopback only) unless",
+      "--secure, which puts TLS and bearer tokens on every hop, nginx included."
     },
     subcommands = {ClusterCommand.Status.class, ClusterCommand.Stop.class})
 final class ClusterCommand implements Callable<Integer> {
@@ -151,13 +152,11 @@ final class ClusterCommand implements Callable<Integer> {
       }
       int clientPort = members.stream()
           .filter(m -> m.role().equals("query")).findFirst().orElseThrow().port();
-      if (security != null) {
-        System.out.println("lake cluster: --secure serves TLS from query-1 directly (the nginx"
-            + " balancer does not terminate or re-encrypt TLS yet)");
-      } else if (NginxBalancer.binary().isPresent()) {
+      if (NginxBalancer.binary().isPresent()) {
         int port = freePort();
         Path log = logs.resolve("balancer.log");
-        Process nginx = NginxBalancer.start(data.resolve("balancer"), port, upstreams, log);
+        Process nginx = NginxBalancer.start(data.resolve("balancer"), port, upstreams,
+            Optional.ofNullable(security).map(ClusterSecurity::balancerTls), log);
         Member balancer = new Member("balancer", nginx.pid(), port, log, "nginx", nginx);
         members.add(balancer);
         awaitListening(balancer);

@@ -77,6 +77,12 @@ record ClusterSecurity(DevCertificates certificates, Path principals, Path servi
         "--tls-key", certificates.serverKey().toString());
   }
 
+  /** nginx serves the cluster's certificate and checks the replicas' against the CA. */
+  NginxBalancer.Tls balancerTls() {
+    return new NginxBalancer.Tls(certificates.serverCertificate(), certificates.serverKey(),
+        certificates.caCertificate());
+  }
+
   /** The cluster.json fields: {@code tls_ca} and {@code tokens}. */
   void describe(ObjectNode root) {
     root.put("tls_ca", certificates.caCertificate().toString());

@@ -13,13 +13,27 @@ import java.util.Optional;
  * unlimited message sizes and hour-long stream timeouts (a DoGet of a large result streams for
  * long); a replica that refuses connections or fails before answering is skipped for the next one
  * (a client retrying through the balancer lands on a live replica).
+ *
+ * <p>With {@link Tls} nginx terminates TLS ({@code listen ... ssl http2}, the cluster's server
+ * certificate) and re-encrypts to the replicas ({@code grpc_pass grpcs://}), verifying their
+ * certificate against the CA under the name {@value #UPSTREAM_TLS_NAME}; headers, {@code
+ * authorization} among them, pass through unchanged.
  */
 final class NginxBalancer {
 
   /** Where Debian's package installs it; {@code LAKE_NGINX} overrides. */
   static final String DEFAULT_BINARY = "/usr/sbin/nginx";
 
+  /** The name nginx checks the replicas' certificates for (and sends as SNI). */
+  static final String UPSTREAM_TLS_NAME = "localhost";
+
   private NginxBalancer() {}
+
+  /**
+   * TLS on both sides of nginx: {@code certificate} and {@code key} (PEM) served to clients,
+   * {@code trustedCa} (PEM) what the replicas' certificates must be signed by.
+   */
+  record Tls(Path certificate, Path key, Path trustedCa) {}
 
   /** The nginx binary, if installed. */
   static Optional<Path> binary() {
@@ -28,8 +42,11 @@ final class NginxBalancer {
     return Files.isExecutable(path) ? Optional.of(path) : Optional.empty();
   }
 
-  /** The configuration balancing {@code 127.0.0.1:port} over {@code upstreams} (host:port). */
-  static String config(Path runDir, int port, List<String> upstreams) {
+  /**
+   * The configuration balancing {@code 127.0.0.1:port} over {@code upstreams} (host:port),
+   * plaintext or, with {@code tls}, TLS on both hops.
+   */
+  static String config(Path runDir, int port, List<String> upstreams, Optional<Tls> tls) {
     StringBuilder servers = new StringBuilder();
     for (String upstream : upstreams) {
       servers.append("    server ").append(upstream).append(" max_fails=1 fail_timeout=2s;\n");
@@ -52,8 +69,8 @@ final class NginxBalancer {
         %3$s    keepalive 64;
           }
           server {
-            listen 127.0.0.1:%4$d http2;
-            client_max_body_size 0;
+            listen 127.0.0.1:%4$d%5$s http2;
+        %6$s    client_max_body_size 0;
             http2_max_concurrent_streams 1024;
             grpc_connect_timeout 5s;
             grpc_read_timeout 1h;
@@ -62,11 +79,33 @@ final class NginxBalancer {
             grpc_next_upstream error timeout;
             grpc_next_upstream_tries 0;
             location / {
-              grpc_pass grpc://lake_query;
-            }
+              grpc_pass %7$s://lake_query;
+        %8$s    }
           }
         }
-        """.formatted(runDir, tmp, servers, port);
+        """.formatted(runDir, tmp, servers, port, tls.isPresent() ? " ssl" : "",
+        tls.map(NginxBalancer::serverTls).orElse(""), tls.isPresent() ? "grpcs" : "grpc",
+        tls.map(NginxBalancer::upstreamTls).orElse(""));
+  }
+
+  private static String serverTls(Tls tls) {
+    return """
+            ssl_certificate %s;
+            ssl_certificate_key %s;
+            ssl_protocols TLSv1.2 TLSv1.3;
+            ssl_session_cache shared:lake_tls:1m;
+        """.formatted(tls.certificate(), tls.key());
+  }
+
+  private static String upstreamTls(Tls tls) {
+    return """
+              grpc_ssl_trusted_certificate %s;
+              grpc_ssl_verify on;
+              grpc_ssl_name %s;
+              grpc_ssl_server_name on;
+              grpc_ssl_protocols TLSv1.2 TLSv1.3;
+              grpc_ssl_session_reuse on;
+        """.formatted(tls.trustedCa(), UPSTREAM_TLS_NAME);
   }
 
   /**
@@ -75,13 +114,14 @@ final class NginxBalancer {
    *
    * @throws IllegalStateException if nginx is not installed
    */
-  static Process start(Path runDir, int port, List<String> upstreams, Path log) throws IOException {
+  static Process start(Path runDir, int port, List<String> upstreams, Optional<Tls> tls, Path log)
+      throws IOException {
     Path nginx = binary().orElseThrow(() -> new IllegalStateException("nginx is not installed ("
         + DEFAULT_BINARY + " missing; apt-get install nginx, or set LAKE_NGINX)"));
     Files.createDirectories(runDir.resolve("logs"));
     Files.createDirectories(runDir.resolve("tmp"));
     Path conf = runDir.resolve("nginx.conf");
-    Files.writeString(conf, config(runDir, port, upstreams));
+    Files.writeString(conf, config(runDir, port, upstreams, tls));
     return new ProcessBuilder(nginx.toString(), "-p", runDir.toString(), "-e",
         runDir.resolve("logs/error.log").toString(), "-c", conf.toString(), "-g", "daemon off;")
         .redirectErrorStream(true)

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lake.flight.ticket.KeyRing;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -40,7 +42,8 @@ import picocli.CommandLine;
  * processes: tickets planned through the balancer or on one replica redeem on the other (they
  * share the cluster's key ring), a ticket of another key ring is refused, and clients (the stock
  * JDBC driver and FlightSqlClient) keep getting right answers through the balancer while a
- * replica is killed with SIGKILL, by retrying.
+ * replica is killed with SIGKILL, by retrying; the same with {@code --secure} (TLS on both hops
+ * of nginx, a bearer token).
  */
 class LakeBalancerIT {
 
@@ -108,31 +111,81 @@ class LakeBalancerIT {
         }
         assertEquals(6, count(viaBalancer, viaBalancer.execute(COUNT)), "the cluster still answers");
 
-        // A workload through the balancer; replica A dies under it.
-        AtomicInteger retries = new AtomicInteger();
-        AtomicInteger done = new AtomicInteger();
-        CompletableFuture<Void> jdbcClient = CompletableFuture.runAsync(() ->
-            jdbcWorkload(jdbc(balancer), 60, done, retries));
-        CompletableFuture<Void> flightClient = CompletableFuture.runAsync(() ->
-            flightWorkload(viaBalancer, 60, done, retries));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (done.get() < 20 && System.nanoTime() < deadline) {
-          Thread.sleep(20);
-        }
-        ProcessHandle replicaA = ProcessHandle.of(queries.get(0).path("pid").asLong()).orElseThrow();
-        replicaA.destroyForcibly();
-        replicaA.onExit().get(60, TimeUnit.SECONDS);
-        jdbcClient.get(300, TimeUnit.SECONDS);
-        flightClient.get(300, TimeUnit.SECONDS);
-        assertEquals(120, done.get());
-        System.out.println("LakeBalancerIT: 120 queries through nginx, " + retries.get()
-            + " retried after replica A was killed");
-        assertEquals(6, count(viaBalancer, viaBalancer.execute(COUNT)));
+        killUnderWorkload(jdbc(balancer), viaBalancer, queries.get(0), "plaintext");
       }
       assertEquals(0, new CommandLine(new Lake()).execute("cluster", "stop", "--data-dir",
           dataDir.toString()));
       cluster.waitForExit();
     }
+  }
+
+  /**
+   * {@code lake cluster --secure}: nginx terminates TLS and re-encrypts to two TLS-only
+   * replicas; the stock JDBC driver and FlightSqlClient, each over TLS with the admin token,
+   * keep getting right answers through it while a replica is killed with SIGKILL.
+   */
+  @Test
+  void secureClientsRecoverThroughTheTlsBalancerWhenAReplicaDies() throws Exception {
+    assertTrue(NginxBalancer.binary().isPresent(),
+        "nginx is required: apt-get install nginx (.ci/run installs it)");
+    try (LakeProcess cluster = LakeProcess.start("cluster", "--secure", "--data-dir",
+            dataDir.toString(), "--queries", "2");
+        AutoCloseable stopMembers = () -> new CommandLine(new Lake()).execute("cluster", "stop",
+            "--data-dir", dataDir.toString());
+        BufferAllocator allocator = new RootAllocator()) {
+      cluster.awaitLine(Pattern.compile("lake cluster: ready"));
+      JsonNode file = JSON.readTree(dataDir.resolve("cluster.json").toFile());
+      int balancer = port(byRole(file, "balancer").getFirst());
+      assertEquals("grpc+tls://127.0.0.1:" + balancer, file.path("endpoint").asText(),
+          file.toString());
+      Path ca = Path.of(file.path("tls_ca").asText());
+      String admin = file.path("tokens").path("admin").asText();
+      List<JsonNode> queries = byRole(file, "query");
+      String onA = secureJdbc(port(queries.get(0)), ca, admin);
+      update(onA, "CREATE SCHEMA robots");
+      update(onA, "CREATE TABLE robots.runs (id BIGINT NOT NULL, robot VARCHAR)");
+      assertEquals(6, update(onA, "INSERT INTO robots.runs VALUES (1, 'r1'), (2, 'r2'),"
+          + " (3, 'r3'), (4, 'r4'), (5, 'r5'), (6, 'r6')"));
+      assertEquals(6, awaitCount(onA, 6));
+      assertEquals(6, awaitCount(secureJdbc(port(queries.get(1)), ca, admin), 6));
+      try (FlightSqlClient viaBalancer = new FlightSqlClient(FlightClient.builder(allocator,
+              Location.forGrpcTls("127.0.0.1", balancer))
+          .trustedCertificates(new ByteArrayInputStream(Files.readAllBytes(ca)))
+          .intercept(FlightConformanceSuite.bearer(admin)).build())) {
+        assertEquals(6, count(viaBalancer, viaBalancer.execute(COUNT)));
+        killUnderWorkload(secureJdbc(balancer, ca, admin), viaBalancer, queries.get(0), "TLS");
+      }
+      assertEquals(0, new CommandLine(new Lake()).execute("cluster", "stop", "--data-dir",
+          dataDir.toString()));
+      cluster.waitForExit();
+    }
+  }
+
+  /**
+   * A workload of 60 JDBC and 60 Flight counts through the balancer; {@code replica} is killed
+   * with SIGKILL once 20 are done; every count still ends right, retried where it failed.
+   */
+  private static void killUnderWorkload(String jdbcUrl, FlightSqlClient viaBalancer,
+      JsonNode replica, String what) throws Exception {
+    AtomicInteger retries = new AtomicInteger();
+    AtomicInteger done = new AtomicInteger();
+    CompletableFuture<Void> jdbcClient = CompletableFuture.runAsync(() ->
+        jdbcWorkload(jdbcUrl, 60, done, retries));
+    CompletableFuture<Void> flightClient = CompletableFuture.runAsync(() ->
+        flightWorkload(viaBalancer, 60, done, retries));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (done.get() < 20 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    ProcessHandle killed = ProcessHandle.of(replica.path("pid").asLong()).orElseThrow();
+    killed.destroyForcibly();
+    killed.onExit().get(60, TimeUnit.SECONDS);
+    jdbcClient.get(300, TimeUnit.SECONDS);
+    flightClient.get(300, TimeUnit.SECONDS);
+    assertEquals(120, done.get());
+    System.out.println("LakeBalancerIT: 120 queries through nginx (" + what + "), "
+        + retries.get() + " retried after a replica was killed");
+    assertEquals(6, count(viaBalancer, viaBalancer.execute(COUNT)));
   }
 
   /** {@code n} counts over one JDBC connection, each retried (on a new connection) until right. */
@@ -236,6 +289,11 @@ class LakeBalancerIT {
 
   private static String jdbc(int port) {
     return "jdbc:arrow-flight-sql://127.0.0.1:" + port + "/?useEncryption=false";
+  }
+
+  private static String secureJdbc(int port, Path ca, String token) {
+    return "jdbc:arrow-flight-sql://127.0.0.1:" + port + "/?useEncryption=true&tlsRootCerts="
+        + ca + "&token=" + token;
   }
 
   private static int update(String url, String sql) throws SQLException {

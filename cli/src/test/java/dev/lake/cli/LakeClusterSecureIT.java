@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code lake cluster --secure}: TLS-only endpoint, the admin and tenant tokens from cluster.json
+ * {@code lake cluster --secure}: TLS-only endpoint (nginx, re-encrypting to the replicas), the admin and tenant tokens from cluster.json
  * over the stock JDBC driver, writes through Query to the Metasrv tier (service token, TLS, the
  * end principal re-checked there), and refusals for no token, a plaintext client and a tenant
  * outside its grant.
@@ -41,6 +41,13 @@ class LakeClusterSecureIT {
       String endpoint = file.path("endpoint").asText();
       assertTrue(endpoint.startsWith("grpc+tls://127.0.0.1:"), endpoint);
       String address = endpoint.substring("grpc+tls://".length());
+      int balancer = -1;
+      for (JsonNode process : file.path("processes")) {
+        if (process.path("role").asText().equals("balancer")) {
+          balancer = process.path("port").asInt();
+        }
+      }
+      assertEquals("127.0.0.1:" + balancer, address, "nginx terminates TLS: " + file);
       String tls = "jdbc:arrow-flight-sql://" + address + "/?useEncryption=true&tlsRootCerts="
           + ca + "&token=";
 

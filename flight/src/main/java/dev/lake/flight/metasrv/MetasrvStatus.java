@@ -205,6 +205,12 @@ final class MetasrvStatus {
     CallStatus status = e.status();
     String kind = trailer(status, KIND);
     String message = status.description();
+    if (kind == null && status.code() == FlightStatusCode.UNAUTHENTICATED) {
+      // The service-token gate (no kind trailer): kept UNAUTHENTICATED, so a follower whose
+      // token the leader refuses answers that, not INTERNAL.
+      return new RemoteRefusalException(GrpcStatus.UNAUTHENTICATED, "unauthenticated",
+          "Metasrv answered UNAUTHENTICATED: " + message);
+    }
     if (kind == null) {
       return new CatalogException("Metasrv answered " + status.code() + ": " + message, e);
     }

@@ -11,12 +11,19 @@ import dev.lake.catalog.TableIdent;
 import dev.lake.engine.AppendOperation;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.UuidV7;
+import dev.lake.flight.auth.DevCertificates;
+import dev.lake.flight.auth.Secrets;
+import dev.lake.flight.auth.ServiceCredentials;
+import dev.lake.flight.auth.TlsFiles;
 import dev.lake.metastore.dynamodb.Dynalite;
 import dev.lake.metastore.dynamodb.DynamoDbMetaStore;
 import dev.lake.metastore.dynamodb.DynamoDbSettings;
 import dev.lake.metastore.dynamodb.DynamoDbTables;
 import dev.lake.metastore.lease.LeaseElection;
 import dev.lake.metastore.lease.LeaseSettings;
+import io.vertx.grpc.common.GrpcStatus;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -27,9 +34,11 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.FlightCallHeaders;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.HeaderCallOption;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -43,17 +52,21 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two Metasrv replicas sharing one DynamoDB-compatible store (dynalite) and one warehouse: one
- * leads, the other forwards; the leader's death hands the registry to the other.
+ * leads, the other forwards; the leader's death hands the registry to the other. Secure replicas
+ * (TLS, service token) forward with the service credentials, and the leader refuses a forwarded
+ * call without them or with another token {@code UNAUTHENTICATED}, changing nothing.
  */
 class MetasrvReplicasTest {
 
   private static final TableIdent EPISODES = TableIdent.of("robots", "episodes");
   private static final AtomicInteger TABLES = new AtomicInteger();
+  private static final String TOKEN = Secrets.newToken();
   private static Dynalite dynalite;
 
   @TempDir Path dir;
   private DynamoDbSettings settings;
   private BufferAllocator root;
+  private DevCertificates certificates;
   private final List<AutoCloseable> opened = new ArrayList<>();
 
   @BeforeAll
@@ -230,5 +243,100 @@ class MetasrvReplicasTest {
         java.net.http.HttpResponse.BodyHandlers.ofString());
     assertEquals(201, created.statusCode(), created.body());
     assertEquals(List.of("robots"), client(b).snapshot().namespaces());
+  }
+
+  // ---- the follower→leader hop between secure replicas (TLS, service token) ----------------
+
+  /** A TLS replica requiring (and forwarding with) {@code token}. */
+  private MetasrvServer replica(String nodeId, String token) throws IOException {
+    if (certificates == null) {
+      certificates = DevCertificates.generate(dir.resolve("tls"), 1);
+    }
+    DynamoDbMetaStore store = open(DynamoDbMetaStore.open(settings));
+    Map<String, TableEngine> engines = MetasrvFixture.engines();
+    engines.values().forEach(this::open);
+    MetasrvServer server = open(MetasrvServer.builder().store(store).engines(engines)
+        .warehouse(dir.resolve("warehouse")).allocator(root).nodeId(nodeId)
+        .lease(MetasrvFixture.FAST_LEASE).workerThreads(2)
+        .credentials(new ServiceCredentials(token, certificates.caCertificate()))
+        .tls(new TlsFiles(certificates.serverCertificate(), certificates.serverKey(), null))
+        .build());
+    server.start();
+    return server;
+  }
+
+  private MetasrvClient secureClient(MetasrvServer server, String token) {
+    return open(MetasrvClient.connect(MetasrvClient.endpoints("127.0.0.1:" + server.port()), root,
+        Duration.ofMillis(300), new ServiceCredentials(token, certificates.caCertificate())));
+  }
+
+  /** A leader and a follower that knows it. */
+  private MetasrvServer[] leaderAndFollower(String followerToken) throws Exception {
+    MetasrvServer leader = replica("a", TOKEN);
+    MetasrvServer follower = replica("b", followerToken);
+    assertTrue(leader.isLeader());
+    MetasrvFixture.await("b to see a as leader",
+        () -> follower.leaderAddress().equals(Optional.of("127.0.0.1:" + leader.port())));
+    assertFalse(follower.isLeader());
+    return new MetasrvServer[] {leader, follower};
+  }
+
+  @Test
+  void aWriteAtTheFollowerIsForwardedWithTheServiceTokenAndSucceeds() throws Exception {
+    MetasrvServer[] replicas = leaderAndFollower(TOKEN);
+    MetasrvClient throughFollower = secureClient(replicas[1], TOKEN);
+    throughFollower.createNamespace("robots");
+    throughFollower.create(EPISODES, MetasrvFixture.SCHEMA, "log");
+    TableEntry appended;
+    try (ArrowReader rows = MetasrvFixture.rows(root, 1, 2)) {
+      appended = throughFollower.append(EPISODES, Optional.empty(),
+          MetasrvFixture.operation("p"), rows);
+    }
+    assertEquals(1, appended.version().number());
+    assertEquals(Optional.of(appended), secureClient(replicas[0], TOKEN).lookup(EPISODES));
+  }
+
+  @Test
+  void aForwardedCallWithoutOrWithAWrongServiceTokenIsUnauthenticatedAtTheLeader()
+      throws Exception {
+    MetasrvServer[] replicas = leaderAndFollower(TOKEN);
+    Action create = new Action(MetasrvProtocol.CREATE_NAMESPACE,
+        "{\"namespace\":\"robots\"}".getBytes(StandardCharsets.UTF_8));
+    ServiceCredentials tlsOnly = new ServiceCredentials(null, certificates.caCertificate());
+    try (FlightClient raw = tlsOnly.configure(FlightClient.builder(root,
+        tlsOnly.location("127.0.0.1", replicas[0].port()))).build()) {
+      String wrong = Secrets.newToken();
+      for (String token : new String[] {null, wrong}) {
+        FlightCallHeaders headers = new FlightCallHeaders();
+        headers.insert(MetasrvProtocol.FORWARDED_HEADER, "1");
+        if (token != null) {
+          headers.insert("authorization", "Bearer " + token);
+        }
+        FlightRuntimeException refused = assertThrows(FlightRuntimeException.class,
+            () -> raw.doAction(create, new HeaderCallOption(headers)).forEachRemaining(r -> { }));
+        assertEquals(FlightStatusCode.UNAUTHENTICATED, refused.status().code(),
+            refused.getMessage());
+        assertTrue(refused.getMessage().contains("service token"), refused.getMessage());
+        assertFalse(refused.getMessage().contains(wrong), "the token is never quoted");
+      }
+    }
+    assertEquals(List.of(), secureClient(replicas[0], TOKEN).snapshot().namespaces());
+    assertTrue(replicas[0].isLeader(), "the leader still leads");
+  }
+
+  @Test
+  void aFollowerWithAnotherServiceTokenIsRefusedByTheLeaderAndChangesNothing() throws Exception {
+    String followers = Secrets.newToken();
+    MetasrvServer[] replicas = leaderAndFollower(followers);
+    MetasrvClient throughFollower = secureClient(replicas[1], followers);
+    MetasrvStatus.RemoteRefusalException refused = assertThrows(
+        MetasrvStatus.RemoteRefusalException.class, () -> throughFollower.createNamespace("robots"));
+    assertEquals(GrpcStatus.UNAUTHENTICATED, refused.status, refused.getMessage());
+    assertTrue(refused.getMessage().contains("service token"), refused.getMessage());
+    assertFalse(refused.getMessage().contains(followers), "the token is never quoted");
+    MetasrvClient atLeader = secureClient(replicas[0], TOKEN);
+    assertEquals(List.of(), atLeader.snapshot().namespaces());
+    atLeader.createNamespace("robots");
+    assertEquals(List.of("robots"), atLeader.snapshot().namespaces(), "the leader still serves");
   }
 }
