@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.regex.Pattern;
 
 /**
  * Where the SDK writes and reads managed objects: the stage the server names in its
@@ -17,6 +18,28 @@ import java.time.Duration;
  * ranged GET, presigned URLs).
  */
 interface ObjectStage extends AutoCloseable {
+
+  /** A content-derived key below a tenant's prefix. */
+  Pattern CONTENT_KEY = Pattern.compile("objects/[0-9a-f]{2}/[0-9a-f]{64}");
+
+  /** The key, relative to the tenant's prefix, of the object whose SHA-256 is {@code sha256}. */
+  static String contentKey(String sha256) {
+    return "objects/" + sha256.substring(0, 2) + "/" + sha256;
+  }
+
+  /**
+   * Refuses an empty range or one outside {@code location} (the whole of an empty object,
+   * {@code [0, 0)}, is allowed).
+   *
+   * @throws IllegalArgumentException naming the range and the object
+   */
+  static void checkRange(DataLocation location, long from, long toExclusive) {
+    boolean wholeEmpty = from == 0 && toExclusive == 0 && location.size() == 0;
+    if (!wholeEmpty && (from < 0 || toExclusive > location.size() || from >= toExclusive)) {
+      throw new IllegalArgumentException("range [" + from + ", " + toExclusive + ") is empty or "
+          + "outside " + location.uri() + " of " + location.size() + " bytes");
+    }
+  }
 
   /**
    * Streams {@code file} into the stage while computing its size and SHA-256 in bounded memory,
@@ -31,10 +54,13 @@ interface ObjectStage extends AutoCloseable {
   DataLocation put(Path file, String mimeType, UploadProgress progress) throws IOException;
 
   /**
-   * The stored bytes {@code [from, toExclusive)} of {@code location}, unverified (callers wrap
-   * the stream to check size and digest). For S3 one ranged GET whose {@code Content-Range} and
-   * length are checked.
+   * The stored bytes {@code [from, toExclusive)} of {@code location}: the stream fails with
+   * {@link ObjectVerificationException} naming the object when it ends with another number of
+   * bytes or, for the whole object, another SHA-256. For S3 one ranged GET whose {@code
+   * Content-Range} and length are checked.
    *
+   * @throws IllegalArgumentException if {@code location} is not {@link #owns owned} or the range
+   *     is empty or outside it, before any I/O
    * @throws java.nio.file.NoSuchFileException if the object does not exist
    * @throws IOException if the store fails
    */

@@ -2,7 +2,6 @@ package dev.lake.sdk;
 
 import dev.lake.engine.DataLocation;
 import java.io.ByteArrayInputStream;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -12,7 +11,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -22,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.IntConsumer;
-import java.util.regex.Pattern;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
@@ -73,7 +70,6 @@ final class S3Stage implements ObjectStage {
   static final Duration MAX_PRESIGN_TTL = Duration.ofDays(7);
   private static final int MAX_ATTEMPTS = 6;
   private static final int MAX_PARTS = 10_000;
-  private static final Pattern CONTENT_KEY = Pattern.compile("objects/[0-9a-f]{2}/[0-9a-f]{64}");
 
   private final StageDescriptor descriptor;
   private final String bucket;
@@ -149,7 +145,7 @@ final class S3Stage implements ObjectStage {
           + " parts of " + partSize + " bytes");
     }
     String sha256 = digest(file, size);
-    String key = prefix + "objects/" + sha256.substring(0, 2) + "/" + sha256;
+    String key = prefix + ObjectStage.contentKey(sha256);
     DataLocation location = new DataLocation(uriOf(key), mimeType, size, sha256);
     try {
       Long stored = storedSize(key);
@@ -172,8 +168,8 @@ final class S3Stage implements ObjectStage {
 
   private void putSingle(Path file, String key, long size, String sha256) throws IOException {
     byte[] buffer = new byte[(int) size];
-    MessageDigest sha = sha256();
-    MessageDigest md5 = md5();
+    MessageDigest sha = Digests.sha256();
+    MessageDigest md5 = Digests.md5();
     try (InputStream in = Files.newInputStream(file)) {
       if (in.readNBytes(buffer, 0, buffer.length) != size || in.read() != -1) {
         throw new IOException(file + " changed during upload (size)");
@@ -207,8 +203,8 @@ final class S3Stage implements ObjectStage {
     try {
       List<CompletedPart> parts = new ArrayList<>();
       byte[] buffer = new byte[partSize]; // the only buffer: memory is one part
-      MessageDigest sha = sha256();
-      MessageDigest md5 = md5();
+      MessageDigest sha = Digests.sha256();
+      MessageDigest md5 = Digests.md5();
       long done = 0;
       try (InputStream in = Files.newInputStream(file)) {
         for (int number = 1; done < size; number++) {
@@ -323,7 +319,7 @@ final class S3Stage implements ObjectStage {
       return null;
     }
     String identity = descriptor.root() + "\n" + file.toRealPath() + "\n" + size + "\n" + modified;
-    byte[] h = sha256().digest(identity.getBytes(StandardCharsets.UTF_8));
+    byte[] h = Digests.sha256().digest(identity.getBytes(StandardCharsets.UTF_8));
     return resumeDir.resolve(HexFormat.of().formatHex(h, 0, 16) + ".upload");
   }
 
@@ -342,7 +338,7 @@ final class S3Stage implements ObjectStage {
   }
 
   private String digest(Path file, long size) throws IOException {
-    MessageDigest sha = sha256();
+    MessageDigest sha = Digests.sha256();
     byte[] buffer = new byte[1 << 20];
     long read = 0;
     try (InputStream in = Files.newInputStream(file)) {
@@ -368,13 +364,7 @@ final class S3Stage implements ObjectStage {
   @Override
   public InputStream open(DataLocation location, long from, long toExclusive) throws IOException {
     String key = keyOf(location);
-    if (from < 0 || toExclusive > location.size() || from >= toExclusive) {
-      boolean wholeEmpty = from == 0 && toExclusive == 0 && location.size() == 0;
-      if (!wholeEmpty) {
-        throw new IllegalArgumentException("range [" + from + ", " + toExclusive + ") is empty or "
-            + "outside " + location.uri() + " of " + location.size() + " bytes");
-      }
-    }
+    ObjectStage.checkRange(location, from, toExclusive);
     boolean whole = from == 0 && toExclusive == location.size();
     String range = "bytes=" + from + "-" + (toExclusive - 1);
     ResponseInputStream<GetObjectResponse> in;
@@ -401,85 +391,7 @@ final class S3Stage implements ObjectStage {
       throw new IOException(location.uri() + " returned " + response.contentLength()
           + " bytes, expected " + length);
     }
-    return new Checked(in, location, length, whole ? sha256() : null);
-  }
-
-  /** Counts (and for a whole object digests) the bytes, failing at EOF if they differ. */
-  private static final class Checked extends FilterInputStream {
-    private final DataLocation location;
-    private final long expected;
-    private final MessageDigest sha;
-    private long count;
-    private boolean checked;
-
-    Checked(InputStream in, DataLocation location, long expected, MessageDigest sha) {
-      super(in);
-      this.location = location;
-      this.expected = expected;
-      this.sha = sha;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      int n = read(one, 0, 1);
-      return n < 0 ? -1 : one[0] & 0xff;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      int n = in.read(b, off, len);
-      if (n < 0) {
-        check();
-        return -1;
-      }
-      count += n;
-      if (sha != null) {
-        sha.update(b, off, n);
-      }
-      if (count > expected) {
-        throw new ObjectVerificationException(location.uri() + " has more than " + expected
-            + " bytes");
-      }
-      return n;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      byte[] buffer = new byte[(int) Math.min(n, 8192)];
-      long skipped = 0;
-      while (skipped < n) {
-        int r = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
-        if (r < 0) {
-          break;
-        }
-        skipped += r;
-      }
-      return skipped;
-    }
-
-    @Override
-    public boolean markSupported() {
-      return false;
-    }
-
-    private void check() throws IOException {
-      if (checked) {
-        return;
-      }
-      checked = true;
-      if (count != expected) {
-        throw new ObjectVerificationException(location.uri() + " has " + count
-            + " bytes, expected " + expected);
-      }
-      if (sha != null) {
-        String actual = HexFormat.of().formatHex(sha.digest());
-        if (!actual.equals(location.sha256())) {
-          throw new ObjectVerificationException(location.uri() + " has SHA-256 " + actual
-              + ", expected " + location.sha256());
-        }
-      }
-    }
+    return new VerifyingInputStream(in, location, length, whole);
   }
 
   @Override
@@ -492,7 +404,7 @@ final class S3Stage implements ObjectStage {
     }
     String path = uri.getPath();
     return path != null && path.startsWith("/" + prefix)
-        && CONTENT_KEY.matcher(path.substring(1 + prefix.length())).matches();
+        && ObjectStage.CONTENT_KEY.matcher(path.substring(1 + prefix.length())).matches();
   }
 
   /**
@@ -528,22 +440,6 @@ final class S3Stage implements ObjectStage {
 
   private URI uriOf(String key) {
     return URI.create("s3://" + bucket + "/" + key);
-  }
-
-  private static MessageDigest sha256() {
-    return algorithm("SHA-256");
-  }
-
-  private static MessageDigest md5() {
-    return algorithm("MD5");
-  }
-
-  private static MessageDigest algorithm(String name) {
-    try {
-      return MessageDigest.getInstance(name);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(name + " is missing from this JVM", e);
-    }
   }
 
   @Override

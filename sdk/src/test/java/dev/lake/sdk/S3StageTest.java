@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lake.engine.DataLocation;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,7 +21,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
@@ -58,15 +56,7 @@ class S3StageTest {
   }
 
   private Path file(long seed, int size) throws IOException {
-    byte[] bytes = new byte[size];
-    new Random(seed).nextBytes(bytes);
-    return Files.write(dir.resolve("f" + seed), bytes);
-  }
-
-  private static byte[] read(InputStream in) throws IOException {
-    try (in) {
-      return in.readAllBytes();
-    }
+    return TestFiles.random(dir, seed, size);
   }
 
   @Test
@@ -82,7 +72,7 @@ class S3StageTest {
       assertEquals(new DataLocation(loc.uri(), "video/mp4", expected.length, sha), loc);
       assertEquals(5, parts.get());
       assertEquals(expected.length, progress.getLast());
-      assertArrayEquals(expected, read(stage.open(loc, 0, loc.size())));
+      assertArrayEquals(expected, TestFiles.readAll(stage.open(loc, 0, loc.size())));
       assertTrue(stage.owns(loc));
       try (Stream<Path> left = Files.list(dir.resolve("resume"))) {
         assertEquals(0, left.count(), "resume record removed after completion");
@@ -99,11 +89,11 @@ class S3StageTest {
     try (S3Stage stage = stage(n -> {})) {
       Path small = file(2, 1000);
       DataLocation loc = stage.put(small, "text/plain", UploadProgress.none());
-      assertArrayEquals(Files.readAllBytes(small), read(stage.open(loc, 0, 1000)));
+      assertArrayEquals(Files.readAllBytes(small), TestFiles.readAll(stage.open(loc, 0, 1000)));
       Path empty = Files.write(dir.resolve("empty"), new byte[0]);
       DataLocation none = stage.put(empty, "text/plain", UploadProgress.none());
       assertEquals(0, none.size());
-      assertEquals(0, read(stage.open(none, 0, 0)).length);
+      assertEquals(0, TestFiles.readAll(stage.open(none, 0, 0)).length);
     }
   }
 
@@ -114,10 +104,10 @@ class S3StageTest {
     try (S3Stage stage = stage(n -> {})) {
       DataLocation loc = stage.put(file, "application/octet-stream", UploadProgress.none());
       int n = bytes.length;
-      assertArrayEquals(new byte[] {bytes[0]}, read(stage.open(loc, 0, 1)));
+      assertArrayEquals(new byte[] {bytes[0]}, TestFiles.readAll(stage.open(loc, 0, 1)));
       assertArrayEquals(Arrays.copyOfRange(bytes, 1000, PART + 5),
-          read(stage.open(loc, 1000, PART + 5)));
-      assertArrayEquals(new byte[] {bytes[n - 1]}, read(stage.open(loc, n - 1, n)));
+          TestFiles.readAll(stage.open(loc, 1000, PART + 5)));
+      assertArrayEquals(new byte[] {bytes[n - 1]}, TestFiles.readAll(stage.open(loc, n - 1, n)));
       for (long[] bad : new long[][] {{5, 5}, {-1, 3}, {10, 2}, {0, n + 1L}, {n, n + 1L}}) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> stage.open(loc, bad[0], bad[1]));
@@ -136,12 +126,12 @@ class S3StageTest {
       changed[PART / 2] ^= 1;
       plain.putObject(r -> r.bucket("stage").key(key), RequestBody.fromBytes(changed));
       ObjectVerificationException e = assertThrows(ObjectVerificationException.class,
-          () -> read(stage.open(loc, 0, loc.size())));
+          () -> TestFiles.readAll(stage.open(loc, 0, loc.size())));
       assertTrue(e.getMessage().contains(loc.uri().toString()), e.getMessage());
 
       plain.putObject(r -> r.bucket("stage").key(key), RequestBody.fromBytes(new byte[10]));
       IOException shorter = assertThrows(IOException.class,
-          () -> read(stage.open(loc, 0, loc.size())));
+          () -> TestFiles.readAll(stage.open(loc, 0, loc.size())));
       assertTrue(shorter.getMessage().contains(loc.uri().toString()), shorter.getMessage());
 
       plain.deleteObject(r -> r.bucket("stage").key(key));
@@ -209,7 +199,7 @@ class S3StageTest {
     try (S3Stage stage = stage(resumed::add)) {
       DataLocation loc = stage.put(file, "application/octet-stream", UploadProgress.none());
       assertEquals(List.of(3, 4, 5), resumed);
-      assertArrayEquals(Files.readAllBytes(file), read(stage.open(loc, 0, loc.size())));
+      assertArrayEquals(Files.readAllBytes(file), TestFiles.readAll(stage.open(loc, 0, loc.size())));
     }
     try (S3Client plain = server.client()) {
       assertEquals(0, plain.listMultipartUploads(r -> r.bucket("stage")).uploads().size());
