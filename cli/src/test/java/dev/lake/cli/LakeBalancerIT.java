@@ -121,7 +121,8 @@ class LakeBalancerIT {
 
   /**
    * {@code lake cluster --secure}: nginx terminates TLS and re-encrypts to two TLS-only
-   * replicas; the stock JDBC driver and FlightSqlClient, each over TLS with the admin token,
+   * replicas; a ticket planned through it redeems on either replica and is refused to another
+   * principal; the stock JDBC driver and FlightSqlClient, each over TLS with the admin token,
    * keep getting right answers through it while a replica is killed with SIGKILL.
    */
   @Test
@@ -141,18 +142,27 @@ class LakeBalancerIT {
       Path ca = Path.of(file.path("tls_ca").asText());
       String admin = file.path("tokens").path("admin").asText();
       List<JsonNode> queries = byRole(file, "query");
-      String onA = secureJdbc(port(queries.get(0)), ca, admin);
-      update(onA, "CREATE SCHEMA robots");
-      update(onA, "CREATE TABLE robots.runs (id BIGINT NOT NULL, robot VARCHAR)");
-      assertEquals(6, update(onA, "INSERT INTO robots.runs VALUES (1, 'r1'), (2, 'r2'),"
+      String jdbcOnA = secureJdbc(port(queries.get(0)), ca, admin);
+      update(jdbcOnA, "CREATE SCHEMA robots");
+      update(jdbcOnA, "CREATE TABLE robots.runs (id BIGINT NOT NULL, robot VARCHAR)");
+      assertEquals(6, update(jdbcOnA, "INSERT INTO robots.runs VALUES (1, 'r1'), (2, 'r2'),"
           + " (3, 'r3'), (4, 'r4'), (5, 'r5'), (6, 'r6')"));
-      assertEquals(6, awaitCount(onA, 6));
+      assertEquals(6, awaitCount(jdbcOnA, 6));
       assertEquals(6, awaitCount(secureJdbc(port(queries.get(1)), ca, admin), 6));
-      try (FlightSqlClient viaBalancer = new FlightSqlClient(FlightClient.builder(allocator,
-              Location.forGrpcTls("127.0.0.1", balancer))
-          .trustedCertificates(new ByteArrayInputStream(Files.readAllBytes(ca)))
-          .intercept(FlightConformanceSuite.bearer(admin)).build())) {
-        assertEquals(6, count(viaBalancer, viaBalancer.execute(COUNT)));
+      String tenant = file.path("tokens").path("tenant").asText();
+      try (FlightSqlClient viaBalancer = secureClient(allocator, balancer, ca, admin);
+          FlightSqlClient onA = secureClient(allocator, port(queries.get(0)), ca, admin);
+          FlightSqlClient onB = secureClient(allocator, port(queries.get(1)), ca, admin);
+          FlightSqlClient tenantViaBalancer = secureClient(allocator, balancer, ca, tenant)) {
+        FlightInfo planned = viaBalancer.execute(COUNT);
+        assertEquals(6, count(onA, planned), "balancer ticket on replica A, over TLS");
+        assertEquals(6, count(onB, planned), "balancer ticket on replica B, over TLS");
+        assertEquals(6, count(viaBalancer, planned), "balancer ticket through the balancer");
+        // The admin's ticket is bound to the admin: another principal presenting it is refused
+        // (gRPC PERMISSION_DENIED, Arrow Flight's UNAUTHORIZED) by whichever replica gets it.
+        FlightRuntimeException stolen = org.junit.jupiter.api.Assertions.assertThrows(
+            FlightRuntimeException.class, () -> count(tenantViaBalancer, planned));
+        assertEquals(FlightStatusCode.UNAUTHORIZED, stolen.status().code(), stolen.getMessage());
         killUnderWorkload(secureJdbc(balancer, ca, admin), viaBalancer, queries.get(0), "TLS");
       }
       assertEquals(0, new CommandLine(new Lake()).execute("cluster", "stop", "--data-dir",
@@ -289,6 +299,14 @@ class LakeBalancerIT {
 
   private static String jdbc(int port) {
     return "jdbc:arrow-flight-sql://127.0.0.1:" + port + "/?useEncryption=false";
+  }
+
+  private static FlightSqlClient secureClient(BufferAllocator allocator, int port, Path ca,
+      String token) throws java.io.IOException {
+    return new FlightSqlClient(FlightClient.builder(allocator,
+            Location.forGrpcTls("127.0.0.1", port))
+        .trustedCertificates(new ByteArrayInputStream(Files.readAllBytes(ca)))
+        .intercept(FlightConformanceSuite.bearer(token)).build());
   }
 
   private static String secureJdbc(int port, Path ca, String token) {
