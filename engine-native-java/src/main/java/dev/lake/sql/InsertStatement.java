@@ -114,8 +114,9 @@ final class InsertStatement implements PreparedUpdate {
     }
     for (int p = 0; p < parameters; p++) {
       Field column = tableSchema.findField(columns.get(layout.columnOf(p)));
+      // The column's metadata stays: a FILE column's marker tells clients what to bind.
       parameterFields.add(new Field(column.getName(),
-          new FieldType(true, column.getType(), null, null), column.getChildren()));
+          new FieldType(true, column.getType(), null, column.getMetadata()), column.getChildren()));
     }
     return new InsertStatement(target, handle.location(), tableSchema, columns, source,
         layout, null, constants, new Schema(parameterFields), catalog, engine);

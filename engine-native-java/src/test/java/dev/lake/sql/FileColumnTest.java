@@ -115,6 +115,19 @@ class FileColumnTest {
   }
 
   @Test
+  void insertParametersOfAFileColumnCarryTheFileMarker() {
+    engine.executeUpdate("CREATE SCHEMA robots", allocator);
+    engine.executeUpdate("CREATE TABLE robots.episodes (id BIGINT, video FILE NOT NULL)", allocator);
+    Schema params = engine.prepareUpdate(
+        "INSERT INTO robots.episodes (id, video) VALUES (?, ?), (?, ?)").parameterSchema();
+    assertEquals(List.of("id", "video", "id", "video"),
+        params.getFields().stream().map(Field::getName).toList());
+    assertTrue(DataLocationCodec.isFile(params.getFields().get(1)), params.toString());
+    assertTrue(DataLocationCodec.isFile(params.getFields().get(3)), params.toString());
+    assertFalse(DataLocationCodec.isFile(params.getFields().get(0)), params.toString());
+  }
+
+  @Test
   void fileInsideRowOrArrayAndFileWithArgumentsAreRefusedNamingTheColumn() {
     engine.executeUpdate("CREATE SCHEMA robots", allocator);
     SqlException e = assertThrows(SqlException.class, () -> engine.executeUpdate(

@@ -1,11 +1,18 @@
 package dev.lake.sdk;
 
+import dev.lake.engine.DataLocation;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
 import java.util.Collections;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightInfo;
@@ -34,20 +41,38 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>Parameters bind to the {@code ?} placeholders in order through a prepared statement; the
  * supported Java types are {@link Long}, {@link Integer}, {@link Double}, {@link String},
- * {@link Boolean}, {@link java.time.LocalDate}, {@link java.time.Instant} and {@code null}.
+ * {@link Boolean}, {@link java.time.LocalDate}, {@link java.time.Instant} and {@code null}; a
+ * {@code FILE} column of an INSERT takes a {@link FileUpload} (uploaded to the caller's managed
+ * stage first) or a {@link DataLocation} of the caller's stage.
+ *
+ * <p>Managed objects: the bytes go straight between this client and the stage the server names
+ * (action {@code lake.stage}, asked once): a local directory for {@code lake dev}, S3 in
+ * production with this client's own {@link StageCredentials}.
  */
 public final class LakeClient implements AutoCloseable {
 
+  /** The Flight action naming the caller's managed stage. */
+  static final String STAGE_ACTION = "lake.stage";
+
   private final BufferAllocator allocator;
+  private final FlightClient flight;
   private final FlightSqlClient client;
   private final CallOption[] options;
+  private final StageCredentials stageCredentials;
+  private final Path resumeDir;
   private final Set<Result> open = Collections.newSetFromMap(new ConcurrentHashMap<>());
   private volatile boolean closed;
+  /** The caller's stage, opened on first use. */
+  private ObjectStage stage;
 
-  private LakeClient(BufferAllocator allocator, FlightSqlClient client, CallOption[] options) {
+  private LakeClient(BufferAllocator allocator, FlightClient flight, CallOption[] options,
+      StageCredentials stageCredentials, Path resumeDir) {
     this.allocator = allocator;
-    this.client = client;
+    this.flight = flight;
+    this.client = new FlightSqlClient(flight);
     this.options = options;
+    this.stageCredentials = stageCredentials;
+    this.resumeDir = resumeDir;
   }
 
   /**
@@ -61,8 +86,25 @@ public final class LakeClient implements AutoCloseable {
    * @throws NullPointerException if an argument is null
    */
   public static LakeClient connect(String uri, Credentials credentials) {
+    return connect(uri, credentials, StageCredentials.defaultChain(), null);
+  }
+
+  /**
+   * As {@link #connect(String, Credentials)}, with the storage credentials used for an S3 stage
+   * (unused for a local one) and a directory where unfinished S3 multipart uploads are
+   * remembered, so that uploading the same unchanged file again resumes them.
+   *
+   * @param resumeDir created when first needed; null: an interrupted upload starts over
+   * @throws IllegalArgumentException if the URI is malformed, has another scheme, or lacks a
+   *     host or port
+   * @throws NullPointerException if {@code uri}, {@code credentials} or {@code stageCredentials}
+   *     is null
+   */
+  public static LakeClient connect(String uri, Credentials credentials,
+      StageCredentials stageCredentials, Path resumeDir) {
     Objects.requireNonNull(uri, "uri");
     Objects.requireNonNull(credentials, "credentials");
+    Objects.requireNonNull(stageCredentials, "stageCredentials");
     URI parsed;
     try {
       parsed = new URI(uri);
@@ -82,7 +124,8 @@ public final class LakeClient implements AutoCloseable {
     BufferAllocator allocator = new RootAllocator();
     try {
       FlightClient flight = FlightClient.builder(allocator, location).build();
-      return new LakeClient(allocator, new FlightSqlClient(flight), credentials.callOptions());
+      return new LakeClient(allocator, flight, credentials.callOptions(), stageCredentials,
+          resumeDir);
     } catch (RuntimeException e) {
       allocator.close();
       throw e;
@@ -104,13 +147,19 @@ public final class LakeClient implements AutoCloseable {
   public QueryResult query(String sql, Object... params) {
     Objects.requireNonNull(sql, "sql");
     checkOpen();
+    for (Object param : params) {
+      if (param instanceof FileUpload upload) {
+        throw new LakeException.InvalidArgument("a query cannot take a FileUpload (" + upload.path()
+            + "): files are stored by execute, in an INSERT", null);
+      }
+    }
     FlightSqlClient.PreparedStatement prepared = null;
     try {
       FlightInfo info;
       if (params.length == 0) {
         info = client.execute(sql, options);
       } else {
-        prepared = prepare(sql, params);
+        prepared = prepare(sql, params, false);
         info = prepared.execute(options);
       }
       Schema declared = info.getSchemaOptional().orElse(new Schema(java.util.List.of()));
@@ -136,16 +185,28 @@ public final class LakeClient implements AutoCloseable {
    * Runs a statement that changes data or tables (INSERT, CREATE TABLE, DROP TABLE ...), binding
    * {@code params} to its {@code ?} placeholders.
    *
-   * <p>Retry safety: after {@link LakeException.Unavailable} the statement did not run and may be
-   * retried; after any other failure of an INSERT (notably a lost connection or deadline) it may
-   * have been applied, and repeating it can insert the rows twice.
+   * <p>FILE values: the statement is prepared and every parameter checked against its parameter
+   * schema (count, types, FileUploads and DataLocations only for FILE columns, each local file
+   * readable, each DataLocation of the caller's tenant) before any byte is uploaded; then the
+   * files are uploaded one after another to the caller's stage under their content-derived keys,
+   * and the statement runs once with their locations bound: a multi-row {@code VALUES (?, ?),
+   * (?, ?)} appends one table version. A failed upload runs nothing; objects already uploaded
+   * stay in the stage, unreferenced, and a retry reuses them.
+   *
+   * <p>Retry safety: after {@link LakeException.Unavailable} or {@link LakeException.StageFailed}
+   * the statement did not run and may be retried; after any other failure of an INSERT (notably
+   * a lost connection or deadline) it may have been applied, and repeating it can insert the
+   * rows twice.
    *
    * @return the number of rows changed (0 for DDL)
-   * @throws LakeException.InvalidArgument bad SQL, a wrong parameter count or type
+   * @throws LakeException.InvalidArgument bad SQL, a wrong parameter count or type, a FILE value
+   *     for another column or another value for a FILE column, a missing or unreadable file
    * @throws LakeException.NotFound a table or namespace that does not exist
-   * @throws LakeException.Unauthenticated, LakeException.PermissionDenied credentials or grants
+   * @throws LakeException.Unauthenticated, LakeException.PermissionDenied credentials or grants,
+   *     or a DataLocation of another tenant
+   * @throws LakeException.StageFailed an upload failed (nothing ran)
    * @throws LakeException.Unavailable the server cannot be reached or is not ready
-   * @throws LakeException another server error
+   * @throws LakeException another server error (a server without a stage, for FILE values)
    * @throws IllegalStateException if this client is closed
    */
   public long execute(String sql, Object... params) {
@@ -160,7 +221,7 @@ public final class LakeClient implements AutoCloseable {
     }
     FlightSqlClient.PreparedStatement prepared = null;
     try {
-      prepared = prepare(sql, params);
+      prepared = prepare(sql, params, true);
       return prepared.executeUpdate(options);
     } catch (FlightRuntimeException e) {
       throw LakeException.from(e);
@@ -169,11 +230,103 @@ public final class LakeClient implements AutoCloseable {
     }
   }
 
-  /** A prepared statement with {@code params} bound (the statement owns the bound root). */
-  private FlightSqlClient.PreparedStatement prepare(String sql, Object[] params) {
+  /**
+   * Streams the whole object, verified: at EOF a size or SHA-256 other than the location's fails
+   * the read with {@link ObjectVerificationException} naming the object. Reads change nothing:
+   * retrying is always safe.
+   *
+   * @return the stream; close it
+   * @throws LakeException.PermissionDenied if {@code location} is not an object of the caller's
+   *     stage (another tenant, another store), before any I/O
+   * @throws java.nio.file.NoSuchFileException if the object does not exist
+   * @throws IOException if the store fails
+   * @throws LakeException if the server names no stage or cannot be reached
+   * @throws IllegalStateException if this client is closed
+   */
+  public InputStream open(DataLocation location) throws IOException {
+    Objects.requireNonNull(location, "location");
+    return ownedStage(location).open(location, 0, location.size());
+  }
+
+  /**
+   * Streams the bytes {@code [from, toExclusive)} of the object, exactly: fewer bytes fail the
+   * read at EOF with {@link ObjectVerificationException} naming the object (a range is not
+   * digested; the whole range {@code [0, size)} is, as by {@link #open}). On S3 one ranged GET
+   * whose {@code Content-Range} and length are checked. Retrying is always safe.
+   *
+   * @throws IllegalArgumentException if the range is empty or outside the object, before any I/O
+   * @throws LakeException.PermissionDenied, java.nio.file.NoSuchFileException, IOException,
+   *     LakeException as {@link #open}
+   */
+  public InputStream openRange(DataLocation location, long from, long toExclusive)
+      throws IOException {
+    Objects.requireNonNull(location, "location");
+    return ownedStage(location).open(location, from, toExclusive);
+  }
+
+  /**
+   * A URL that reads the object without credentials for {@code ttl}: an S3 presigned GET,
+   * signed locally with this client's storage credentials (no request is made). Safe to retry.
+   *
+   * @throws UnsupportedOperationException on a local stage ({@code lake dev}): a {@code file:}
+   *     URI would be neither time-limited nor readable elsewhere; use {@link #open}
+   * @throws IllegalArgumentException if {@code ttl} is not between one second and seven days
+   * @throws LakeException.PermissionDenied if {@code location} is not of the caller's stage
+   * @throws IllegalStateException if this client is closed
+   */
+  public URI presign(DataLocation location, Duration ttl) {
+    Objects.requireNonNull(location, "location");
+    return ownedStage(location).presign(location, ttl);
+  }
+
+  private ObjectStage ownedStage(DataLocation location) {
+    ObjectStage objects = stage();
+    if (!objects.owns(location)) {
+      throw new LakeException.PermissionDenied(location.uri() + " is not an object of tenant "
+          + objects.descriptor().tenant() + "'s stage", null);
+    }
+    return objects;
+  }
+
+  /** The caller's stage, named by the server on first use. */
+  private synchronized ObjectStage stage() {
+    checkOpen();
+    if (stage == null) {
+      byte[] body;
+      try {
+        Iterator<org.apache.arrow.flight.Result> results =
+            flight.doAction(new Action(STAGE_ACTION), options);
+        if (!results.hasNext()) {
+          throw new LakeException("the server answered " + STAGE_ACTION + " with nothing", null,
+              false);
+        }
+        body = results.next().getBody();
+        results.forEachRemaining(r -> { });
+      } catch (FlightRuntimeException e) {
+        throw LakeException.from(e);
+      }
+      StageDescriptor descriptor;
+      try {
+        descriptor = StageDescriptor.parse(body);
+      } catch (IllegalArgumentException e) {
+        throw new LakeException("the server named an unusable stage: " + e.getMessage(), e,
+            false);
+      }
+      stage = ObjectStages.open(descriptor, stageCredentials, resumeDir);
+    }
+    return stage;
+  }
+
+  /**
+   * A prepared statement with {@code params} bound (the statement owns the bound root); with
+   * {@code files}, FILE values are checked and uploaded first ({@link FileParameters}).
+   */
+  private FlightSqlClient.PreparedStatement prepare(String sql, Object[] params, boolean files) {
     FlightSqlClient.PreparedStatement prepared = client.prepare(sql, options);
     try {
-      VectorSchemaRoot bound = Parameters.bind(allocator, prepared.getParameterSchema(), params);
+      Object[] values = files ? FileParameters.upload(allocator, prepared.getParameterSchema(),
+          params, this::stage) : params;
+      VectorSchemaRoot bound = Parameters.bind(allocator, prepared.getParameterSchema(), values);
       prepared.setParameters(bound);
       return prepared;
     } catch (RuntimeException e) {
@@ -214,6 +367,9 @@ public final class LakeClient implements AutoCloseable {
       client.close();
     } catch (Exception ignored) {
       // The channel is shut down regardless.
+    }
+    if (stage != null) {
+      stage.close();
     }
     allocator.close();
   }

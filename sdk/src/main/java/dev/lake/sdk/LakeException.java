@@ -21,7 +21,7 @@ public class LakeException extends RuntimeException {
 
   /**
    * Whether retrying the same call is safe: true only when the server did not run it
-   * ({@link Unavailable}). An update that failed for another reason (or timed out) may or may
+   * ({@link Unavailable}, {@link StageFailed}). An update that failed for another reason (or timed out) may or may
    * not have been applied.
    */
   public boolean retrySafe() {
@@ -72,6 +72,19 @@ public class LakeException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     Unavailable(String message, Throwable cause) {
+      super(message, cause, true);
+    }
+  }
+
+  /**
+   * The managed object stage failed an upload or a read (the store refused or could not be
+   * reached). A statement whose upload failed was not run: retrying the same call is safe, and
+   * objects already uploaded are reused, not uploaded again.
+   */
+  public static final class StageFailed extends LakeException {
+    private static final long serialVersionUID = 1L;
+
+    StageFailed(String message, Throwable cause) {
       super(message, cause, true);
     }
   }

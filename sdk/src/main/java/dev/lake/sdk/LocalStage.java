@@ -163,6 +163,11 @@ final class LocalStage implements ObjectStage {
   }
 
   @Override
+  public StageDescriptor descriptor() {
+    return descriptor;
+  }
+
+  @Override
   public void close() {
     // holds nothing open
   }

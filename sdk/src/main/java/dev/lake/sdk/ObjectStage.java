@@ -76,6 +76,9 @@ interface ObjectStage extends AutoCloseable {
    */
   java.net.URI presign(DataLocation location, Duration ttl);
 
+  /** The stage this is, as the server named it. */
+  StageDescriptor descriptor();
+
   @Override
   void close();
 }

@@ -1,5 +1,7 @@
 package dev.lake.sdk;
 
+import dev.lake.engine.DataLocation;
+import dev.lake.engine.DataLocationCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -18,6 +20,7 @@ import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -33,12 +36,7 @@ final class Parameters {
    * @throws LakeException.InvalidArgument naming the position if the count or a type mismatches
    */
   static VectorSchemaRoot bind(BufferAllocator allocator, Schema schema, Object[] values) {
-    List<Field> fields = schema.getFields();
-    if (fields.size() != values.length) {
-      throw new LakeException.InvalidArgument("the statement has " + fields.size()
-          + (fields.size() == 1 ? " parameter" : " parameters") + " and " + values.length
-          + (values.length == 1 ? " value was" : " values were") + " given", null);
-    }
+    checkCount(schema, values);
     VectorSchemaRoot root = VectorSchemaRoot.create(microsecondTimestamps(schema), allocator);
     try {
       root.allocateNew();
@@ -51,6 +49,27 @@ final class Parameters {
       root.close();
       throw e;
     }
+  }
+
+  /**
+   * Refuses a parameter count other than the schema's.
+   *
+   * @throws LakeException.InvalidArgument giving both counts
+   */
+  static void checkCount(Schema schema, Object[] values) {
+    List<Field> fields = schema.getFields();
+    if (fields.size() != values.length) {
+      throw new LakeException.InvalidArgument("the statement has " + fields.size()
+          + (fields.size() == 1 ? " parameter" : " parameters") + " and " + values.length
+          + (values.length == 1 ? " value was" : " values were") + " given", null);
+    }
+  }
+
+  /** How a parameter names itself in errors: its position and the column it goes to. */
+  static String describe(Field field, int position) {
+    return "parameter " + position + " (" + (field.getName().isEmpty() ? ""
+        : "column " + field.getName() + ", ") + (DataLocationCodec.isFile(field) ? "FILE"
+        : field.getType().toString()) + ")";
   }
 
   /**
@@ -88,9 +107,12 @@ final class Parameters {
           v.setSafe(0, Math.toIntExact(d.toEpochDay()));
       case TimeStampVector v when value instanceof Instant t ->
           v.setSafe(0, since(t, ((ArrowType.Timestamp) v.getField().getType()).getUnit()));
-      default -> throw new LakeException.InvalidArgument("parameter " + position + " ("
-          + vector.getField().getType() + ") cannot take a " + value.getClass().getSimpleName()
-          + " value", null);
+      case StructVector v when value instanceof DataLocation d
+          && DataLocationCodec.isFile(v.getField()) -> DataLocationCodec.write(v, 0, d);
+      default -> throw new LakeException.InvalidArgument(describe(vector.getField(), position)
+          + " cannot take a " + value.getClass().getSimpleName() + " value"
+          + (DataLocationCodec.isFile(vector.getField())
+              ? ": a FILE column takes a FileUpload or a DataLocation" : ""), null);
     }
   }
 

@@ -9,10 +9,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import dev.lake.engine.DataLocationCodec;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.util.Text;
@@ -121,6 +123,8 @@ final class Result implements QueryResult {
       }
       return switch (vector) {
         case DateDayVector d -> LocalDate.ofEpochDay(d.get(row));
+        case StructVector s when DataLocationCodec.isFile(s.getField()) ->
+            DataLocationCodec.read(s, row);
         case TimeStampVector t when t.getField().getType() instanceof ArrowType.Timestamp ts
             && ts.getTimezone() != null -> instant(t.get(row), ts.getUnit());
         default -> vector.getObject(row) instanceof Text text ? text.toString()

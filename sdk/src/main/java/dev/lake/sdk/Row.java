@@ -1,12 +1,14 @@
 package dev.lake.sdk;
 
+import dev.lake.engine.DataLocation;
 import java.util.Map;
 
 /**
  * One result row, its values copied out of the Arrow batch (it stays valid after the iteration
  * moves on). Getters take a column name and return {@code null} for a SQL NULL. Strings are
  * {@link String}, DATE a {@link java.time.LocalDate}, TIMESTAMP WITH TIME ZONE an
- * {@link java.time.Instant}; other types are what Arrow's {@code getObject} returns.
+ * {@link java.time.Instant}, FILE a {@link DataLocation}; other types are what Arrow's {@code
+ * getObject} returns.
  */
 public final class Row {
 
@@ -71,6 +73,19 @@ public final class Row {
       case null -> null;
       case String s -> s;
       case Object other -> throw wrongType(column, "a string", other);
+    };
+  }
+
+  /**
+   * A FILE column's location, or null; open it with {@link LakeClient#open}.
+   *
+   * @throws IllegalArgumentException if there is no such column or it is not a FILE column
+   */
+  public DataLocation getLocation(String column) {
+    return switch (getObject(column)) {
+      case null -> null;
+      case DataLocation l -> l;
+      case Object other -> throw wrongType(column, "a FILE column", other);
     };
   }
 

@@ -443,6 +443,11 @@ final class S3Stage implements ObjectStage {
   }
 
   @Override
+  public StageDescriptor descriptor() {
+    return descriptor;
+  }
+
+  @Override
   public void close() {
     try {
       presigner.close();

@@ -45,6 +45,12 @@ final class LakeTestServer implements AutoCloseable {
     server.start();
   }
 
+  /** The current version number of table {@code namespace.table}. */
+  long version(String namespace, String table) {
+    return catalog.readHandle(dev.lake.catalog.TableIdent.of(namespace, table)).orElseThrow()
+        .currentVersion().number();
+  }
+
   String uri() {
     return "grpc://127.0.0.1:" + server.port();
   }
