@@ -1,6 +1,7 @@
 package dev.lake.flight;
 
 import dev.lake.engine.TableHandle;
+import dev.lake.flight.auth.Grants;
 import dev.lake.iceberg.IcebergFederation;
 import dev.lake.sql.SqlCatalog;
 import dev.lake.sql.TableName;
@@ -44,10 +45,13 @@ public final class IcebergSqlCatalog implements SqlCatalog {
   /**
    * The table at its current metadata, or empty if the namespace or table does not exist.
    *
+   * @throws dev.lake.flight.auth.AccessDeniedException if the caller's grants do not cover the
+   *     namespace ({@code iceberg.<namespace>} or {@code iceberg.*})
    * @throws dev.lake.engine.SourceUnavailableException if the catalog cannot be reached
    */
   @Override
   public Optional<TableHandle> openTable(TableName name) {
+    Grants.checkRead(IcebergFederation.CATALOG, name.schema(), name.table());
     return federation.open(name.schema(), name.table());
   }
 }

@@ -110,7 +110,9 @@ final class MetadataCommands {
         names.setSafe(0, utf8(SqlCatalog.LAKE));
         int row = 1;
         for (String name : federated.keySet()) {
-          names.setSafe(row++, utf8(name));
+          if (Grants.catalogVisible(name)) {
+            names.setSafe(row++, utf8(name));
+          }
         }
         root.setRowCount(row);
       });
@@ -163,8 +165,8 @@ final class MetadataCommands {
           .forEach(ns -> schemas.add(new TableName(ns, "")));
     }
     federated.forEach((name, other) -> {
-      if (catalogName.map(name::equals).orElse(true)) {
-        other.schemaNames().stream().filter(pattern::matches)
+      if (catalogName.map(name::equals).orElse(true) && Grants.catalogVisible(name)) {
+        other.schemaNames().stream().filter(ns -> Grants.visible(name, ns)).filter(pattern::matches)
             .forEach(ns -> schemas.add(new TableName(name, ns, "")));
       }
     });
@@ -202,11 +204,12 @@ final class MetadataCommands {
       }
     }
     for (Map.Entry<String, SqlCatalog> other : federated.entrySet()) {
-      if (!wantsTables || !catalogName.map(other.getKey()::equals).orElse(true)) {
+      if (!wantsTables || !catalogName.map(other.getKey()::equals).orElse(true)
+          || !Grants.catalogVisible(other.getKey())) {
         continue;
       }
       for (String namespace : other.getValue().schemaNames()) {
-        if (schemaPattern.matches(namespace)) {
+        if (Grants.visible(other.getKey(), namespace) && schemaPattern.matches(namespace)) {
           for (String table : other.getValue().tableNames(namespace)) {
             if (tablePattern.matches(table)) {
               TableName name = new TableName(other.getKey(), namespace, table);

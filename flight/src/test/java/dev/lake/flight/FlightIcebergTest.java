@@ -4,15 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lake.catalog.TableIdent;
+import dev.lake.flight.auth.Authenticator;
+import dev.lake.flight.auth.Secrets;
 import dev.lake.iceberg.IcebergFederation;
 import dev.lake.iceberg.IcebergSettings;
 import dev.lake.iceberg.LocalFileIO;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -21,10 +26,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -331,5 +340,90 @@ class FlightIcebergTest {
       }
     }
     assertEquals(List.of("id", "ts", "name"), columns);
+  }
+
+  /**
+   * Grants reach the {@code iceberg} catalog only by name ({@code iceberg.ops}, {@code iceberg.*}):
+   * a principal reads and discovers exactly the Iceberg namespaces granted, {@code "*"} (every
+   * lake namespace) does not reach it, and a refusal comes before the catalog is asked, so it
+   * says nothing about whether the table exists.
+   */
+  @Test
+  void grantsDecideWhichIcebergNamespacesAPrincipalReadsAndDiscovers() throws Exception {
+    client.createNamespace(Namespace.of("hr"));
+    client.createTable(TableIdentifier.of("hr", "people"), SCHEMA, SPEC,
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+    Path principals = Files.writeString(dir.resolve("principals.json"), """
+        {"principals": [
+          {"name": "admin", "tenant": "ops", "role": "ADMIN", "namespaces": ["*"],
+           "token_sha256": "%s"},
+          {"name": "ops-reader", "tenant": "t1", "role": "READER",
+           "namespaces": ["robots", "iceberg.ops"], "token_sha256": "%s"},
+          {"name": "lake-only", "tenant": "t2", "role": "READER", "namespaces": ["*"],
+           "token_sha256": "%s"},
+          {"name": "all-iceberg", "tenant": "t3", "role": "READER", "namespaces": ["iceberg.*"],
+           "token_sha256": "%s"}]}
+        """.formatted(Secrets.tokenHash("admin-token"), Secrets.tokenHash("ops-token"),
+        Secrets.tokenHash("lake-token"), Secrets.tokenHash("all-token")));
+    try (LakeServerFixture secured = new LakeServerFixture(dir.resolve("lake-secured"),
+        LakeFlightServer.builder().authenticator(Authenticator.load(principals, Clock.systemUTC())),
+        IcebergSqlCatalog.federated(federation));
+        FlightClient flight = FlightClient.builder(secured.clientAllocator(),
+            Location.forGrpcInsecure("127.0.0.1", secured.port())).build()) {
+      secured.registry.create(TableIdent.of("robots", "episodes"), IngestData.EPISODES, "log");
+      FlightSqlClient sql = new FlightSqlClient(flight);
+
+      assertEquals(10, FlightAuthTest.count(sql, "SELECT * FROM iceberg.ops.robots",
+          FlightAuthTest.bearer("ops-token")));
+      FlightRuntimeException other = FlightAuthTest.refused(FlightStatusCode.UNAUTHORIZED,
+          () -> sql.execute("SELECT * FROM iceberg.hr.people", FlightAuthTest.bearer("ops-token")));
+      assertTrue(other.getMessage().contains("iceberg.hr.people")
+          && other.getMessage().contains("not granted"), other.getMessage());
+      FlightRuntimeException lakeOnly = FlightAuthTest.refused(FlightStatusCode.UNAUTHORIZED,
+          () -> sql.execute("SELECT * FROM iceberg.ops.robots", FlightAuthTest.bearer("lake-token")));
+      assertTrue(lakeOnly.getMessage().contains("iceberg.ops.robots"), lakeOnly.getMessage());
+      // Refused before the catalog is asked: a missing table answers as an existing one does.
+      FlightRuntimeException missing = FlightAuthTest.refused(FlightStatusCode.UNAUTHORIZED,
+          () -> sql.execute("SELECT * FROM iceberg.hr.nothing", FlightAuthTest.bearer("ops-token")));
+      assertTrue(missing.getMessage().contains("not granted"), missing.getMessage());
+      assertEquals(0, FlightAuthTest.count(sql, "SELECT * FROM iceberg.hr.people",
+          FlightAuthTest.bearer("all-token")));
+      assertEquals(0, FlightAuthTest.count(sql, "SELECT * FROM iceberg.hr.people",
+          FlightAuthTest.bearer("admin-token")));
+
+      String base = secured.jdbcUrl();
+      assertEquals(List.of("lake", "iceberg"), discovered(base, "ops-token", "catalogs"));
+      assertEquals(List.of("iceberg.ops"), discovered(base, "ops-token", "schemas"));
+      assertEquals(List.of("lake.robots.episodes", "iceberg.ops.robots"),
+          discovered(base, "ops-token", "tables"));
+      assertEquals(List.of("lake"), discovered(base, "lake-token", "catalogs"));
+      assertEquals(List.of(), discovered(base, "lake-token", "schemas"));
+      assertEquals(List.of("lake.robots.episodes"), discovered(base, "lake-token", "tables"));
+      assertEquals(List.of("iceberg.hr", "iceberg.ops"), discovered(base, "all-token", "schemas"));
+      assertEquals(List.of("iceberg.hr.people", "iceberg.ops.robots"),
+          discovered(base, "all-token", "tables"));
+      assertEquals(List.of("iceberg.hr", "iceberg.ops"), discovered(base, "admin-token", "schemas"));
+    }
+  }
+
+  /** What JDBC discovery shows the holder of {@code token}: catalogs, iceberg schemas or tables. */
+  private static List<String> discovered(String base, String token, String what) throws Exception {
+    List<String> found = new ArrayList<>();
+    try (Connection connection = DriverManager.getConnection(base + "&token=" + token);
+        ResultSet rs = switch (what) {
+          case "catalogs" -> connection.getMetaData().getCatalogs();
+          case "schemas" -> connection.getMetaData().getSchemas("iceberg", null);
+          default -> connection.getMetaData().getTables(null, null, "%", null);
+        }) {
+      while (rs.next()) {
+        found.add(switch (what) {
+          case "catalogs" -> rs.getString(1);
+          case "schemas" -> rs.getString("TABLE_CATALOG") + "." + rs.getString("TABLE_SCHEM");
+          default -> rs.getString("TABLE_CAT") + "." + rs.getString("TABLE_SCHEM") + "."
+              + rs.getString("TABLE_NAME");
+        });
+      }
+    }
+    return found;
   }
 }

@@ -87,6 +87,25 @@ public final class Grants {
     return !CALLER.isBound() || CALLER.get().mayRead(namespace);
   }
 
+  /** Whether {@code namespace} of catalog {@code catalog} is visible to the caller. */
+  public static boolean visible(String catalog, String namespace) {
+    return !CALLER.isBound() || CALLER.get().mayRead(catalog, namespace);
+  }
+
+  /** Whether the caller may see some namespace of catalog {@code catalog} (discovery lists it). */
+  public static boolean catalogVisible(String catalog) {
+    return !CALLER.isBound() || CALLER.get().maySee(catalog);
+  }
+
+  /**
+   * @throws AccessDeniedException if the caller may not read {@code catalog.namespace.table}
+   */
+  public static void checkRead(String catalog, String namespace, String table) {
+    if (!visible(catalog, namespace)) {
+      throw denied("read", catalog + "." + namespace, table);
+    }
+  }
+
   /**
    * @throws AccessDeniedException if the caller may not read {@code namespace.table}
    */

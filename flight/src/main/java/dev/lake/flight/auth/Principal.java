@@ -5,9 +5,12 @@ import java.util.Set;
 
 /**
  * Who is calling, resolved once per call by the server's authenticator and bound into every
- * ticket and handle issued to that call. {@code namespaceGrants} holds the namespaces (schemas of
- * catalog {@code lake}) the principal may read; {@code "*"} grants every namespace. Writes need
- * role {@link Role#WRITER} or {@link Role#ADMIN} as well as the grant.
+ * ticket and handle issued to that call. {@code namespaceGrants} holds what the principal may
+ * read: a namespace of catalog {@code lake} by its name ({@code "robots"}), every namespace of
+ * {@code lake} by {@code "*"}, a namespace of a read-only federated catalog by its qualified name
+ * ({@code "iceberg.ops"}) and every namespace of one by {@code "iceberg.*"}; {@code "*"} does not
+ * reach federated catalogs. Writes need role {@link Role#WRITER} or {@link Role#ADMIN} as well as
+ * the grant. An ADMIN reads everything.
  */
 public record Principal(String name, String tenant, Role role, Set<String> namespaceGrants) {
 
@@ -21,7 +24,9 @@ public record Principal(String name, String tenant, Role role, Set<String> names
     ADMIN
   }
 
-  /** The grant that covers every namespace. */
+  private static final String LAKE = "lake";
+
+  /** The grant that covers every namespace of catalog {@code lake}. */
   public static final String ALL_NAMESPACES = "*";
 
   /**
@@ -45,6 +50,27 @@ public record Principal(String name, String tenant, Role role, Set<String> names
   public boolean mayRead(String namespace) {
     return role == Role.ADMIN || namespaceGrants.contains(ALL_NAMESPACES)
         || namespaceGrants.contains(namespace);
+  }
+
+  /**
+   * Whether this principal may read tables of {@code namespace} in catalog {@code catalog}
+   * ({@code lake} or a federated one).
+   */
+  public boolean mayRead(String catalog, String namespace) {
+    if (LAKE.equals(catalog)) {
+      return mayRead(namespace);
+    }
+    return role == Role.ADMIN || namespaceGrants.contains(catalog + ".*")
+        || namespaceGrants.contains(catalog + "." + namespace);
+  }
+
+  /** Whether this principal may read some namespace of the federated catalog {@code catalog}. */
+  public boolean maySee(String catalog) {
+    if (LAKE.equals(catalog) || role == Role.ADMIN) {
+      return true;
+    }
+    String prefix = catalog + ".";
+    return namespaceGrants.stream().anyMatch(grant -> grant.startsWith(prefix));
   }
 
   /** Whether this principal may change tables of {@code namespace}. */
