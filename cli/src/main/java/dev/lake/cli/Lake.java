@@ -48,6 +48,8 @@ public final class Lake implements Runnable {
 
     @CommandLine.Mixin SecurityOptions security;
 
+    @CommandLine.Mixin AdmissionOptions admission;
+
     @Option(names = "--port", defaultValue = "31337",
         description = "Flight SQL port on loopback; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
@@ -97,6 +99,7 @@ public final class Lake implements Runnable {
       Path data = dataDir.toAbsolutePath().normalize();
       ops.check(spec.commandLine());
       security.check(spec.commandLine());
+      admission.check(spec.commandLine());
       QueryLimits limits = limits();
       if (lanceRestPort != null && (lanceRestPort < 0 || lanceRestPort > 65535)) {
         throw new CommandLine.ParameterException(spec.commandLine(),
@@ -105,7 +108,7 @@ public final class Lake implements Runnable {
       DevServer server;
       try {
         server = DevServer.start(data, host, port, limits, ops.metricsPort, lanceRestPort,
-            security::apply);
+            builder -> admission.apply(security.apply(builder)));
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());
         return 1;
