@@ -53,6 +53,8 @@ public final class Lake implements Runnable {
 
     @CommandLine.Mixin IcebergOptions iceberg;
 
+    @CommandLine.Mixin AdmissionOptions admission;
+
     @Option(names = "--port", defaultValue = "31337",
         description = "Flight SQL port on loopback; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
@@ -102,6 +104,7 @@ public final class Lake implements Runnable {
       Path data = dataDir.toAbsolutePath().normalize();
       ops.check(spec.commandLine());
       security.check(spec.commandLine());
+      admission.check(spec.commandLine());
       QueryLimits limits = limits();
       if (lanceRestPort != null && (lanceRestPort < 0 || lanceRestPort > 65535)) {
         throw new CommandLine.ParameterException(spec.commandLine(),
@@ -118,7 +121,7 @@ public final class Lake implements Runnable {
       DevServer server;
       try {
         server = DevServer.start(data, host, port, limits, ops.metricsPort, lanceRestPort,
-            builder -> security.apply(builder).stage(stageRoot, null,
+            builder -> admission.apply(security.apply(builder)).stage(stageRoot, null,
                 System.getenv("AWS_REGION"), false), icebergSettings);
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());

@@ -65,10 +65,13 @@ final class QueryCommand implements Callable<Integer> {
 
   @CommandLine.Mixin ServiceOptions service;
 
+  @CommandLine.Mixin AdmissionOptions admission;
+
   @Override
   public Integer call() throws Exception {
     ops.check(spec.commandLine());
     security.check(spec.commandLine());
+    admission.check(spec.commandLine());
     try {
       security.checkListener(host);
     } catch (IllegalStateException e) {
@@ -119,7 +122,7 @@ final class QueryCommand implements Callable<Integer> {
       if (ops.metricsPort != null) {
         builder.metrics(host, ops.metricsPort);
       }
-      server = security.apply(builder).build();
+      server = admission.apply(security.apply(builder)).build();
       opened.add(server);
       if (!cache.awaitReady(Duration.ofSeconds(60))) {
         throw new IllegalStateException("no catalog snapshot from Metasrv " + metasrv

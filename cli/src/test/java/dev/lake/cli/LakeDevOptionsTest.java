@@ -58,6 +58,24 @@ class LakeDevOptionsTest {
     assertRefused("--lance-rest-port", "-1", "0..65535");
   }
 
+  @Test
+  void admissionOptionsAreShownInHelpAndBadOnesRefusedNamingTheOption() {
+    for (String command : new String[] {"dev", "query"}) {
+      String help = new CommandLine(new Lake()).getSubcommands().get(command).getUsageMessage()
+          .replaceAll("\\s+", " ");
+      for (String option : new String[] {"--max-concurrent-queries", "--max-queries-per-tenant",
+          "--max-queued-queries", "--max-queue-wait"}) {
+        assertTrue(help.contains(option), command + " --help lacks " + option + ": " + help);
+      }
+      assertTrue(help.contains("(default: 64)") && help.contains("(default: 16)"), help);
+    }
+    assertRefused("--max-concurrent-queries", "0", "at least 1");
+    assertRefused("--max-queries-per-tenant", "0", "at least 1");
+    assertRefused("--max-queued-queries", "-1", "at least 0");
+    assertRefused("--max-queue-wait", "0s", "longer than zero");
+    assertRefused("--max-queue-wait", "soon", "not a duration");
+  }
+
   private static void assertRefused(String option, String value, String why) {
     StringWriter err = new StringWriter();
     CommandLine lake = new CommandLine(new Lake()).setErr(new PrintWriter(err));

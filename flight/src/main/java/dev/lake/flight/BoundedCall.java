@@ -31,6 +31,7 @@ final class BoundedCall {
   private final long deadlineMillis;
   private boolean finished;
   private long timer = -1;
+  private Runnable onEnd;
 
   /**
    * Creates the call's control with a deadline of {@code deadlineMillis} (0: none) and hooks the
@@ -46,6 +47,28 @@ final class BoundedCall {
     request.errorHandler(error -> clientGone());
     request.exceptionHandler(error -> clientGone());
     response.exceptionHandler(error -> clientGone());
+  }
+
+  /**
+   * Runs {@code action} once when the call ends (answered, failed, cancelled, timed out), at once
+   * if it already has; event loop only.
+   */
+  void whenEnded(Runnable action) {
+    if (finished) {
+      action.run();
+    } else {
+      onEnd = action;
+    }
+  }
+
+  /** Whether the call ended; event loop only. */
+  boolean ended() {
+    return finished;
+  }
+
+  /** Answers the call with {@code status} unless it ended already; event loop only. */
+  void refuse(StatusException status) {
+    fail(status);
   }
 
   /** The call's control; stopped by the client's cancel or the deadline. */
@@ -121,6 +144,11 @@ final class BoundedCall {
     if (timer >= 0) {
       context.owner().cancelTimer(timer);
       timer = -1;
+    }
+    if (onEnd != null) {
+      Runnable action = onEnd;
+      onEnd = null;
+      action.run();
     }
     return true;
   }

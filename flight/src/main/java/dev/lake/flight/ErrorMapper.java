@@ -111,6 +111,8 @@ final class ErrorMapper {
           status(GrpcStatus.NOT_FOUND, withoutLocation(missing));
       case CommitConflictException conflict ->
           status(GrpcStatus.ABORTED, "another writer kept committing to the table; retry");
+      case QueryAdmission.AdmissionRefusedException refused ->
+          status(GrpcStatus.RESOURCE_EXHAUSTED, refused.getMessage());
       case RejectedExecutionException busy ->
           status(GrpcStatus.RESOURCE_EXHAUSTED, "the server is busy; retry later");
       default -> internal(e);

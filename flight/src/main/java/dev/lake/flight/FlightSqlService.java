@@ -77,15 +77,21 @@ final class FlightSqlService {
   private final Authenticator authenticator;
   /** Answers {@code lake.stage}; null: no managed stage configured. */
   private StageAction stage;
+  private final QueryAdmission admission;
+  private final QueryMeters meters;
 
   /**
    * @param authenticator resolves each call's credentials; null: every caller is {@link
    *     Principal#ANONYMOUS} (loopback dev mode)
-   * @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only */
+   * @param queryTimeout the server's bound on a query's DoGet, or null for the client's deadline only
+   * @param admission gates every query call (planning: GetFlightInfo, GetSchema,
+   *     CreatePreparedStatement; and each DoGet until its stream ends) by the caller's tenant */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
       ExecutorService workers, BufferAllocator allocator, long maxIngestBytes,
       long maxBytesInFlight, Duration queryTimeout, StatementLimits limits, Tickets tickets,
-      Authenticator authenticator) {
+      Authenticator authenticator, QueryAdmission admission, QueryMeters meters) {
+    this.admission = admission;
+    this.meters = meters;
     this.tickets = tickets;
     // Work handed to the pool runs as the principal of the call that handed it over.
     workers = Grants.propagating(workers);
@@ -321,12 +327,62 @@ final class FlightSqlService {
         }
         return source;
       };
+      String tenant = principal.tenant();
+      long started = System.nanoTime();
+      QueryAdmission.Slot[] slot = new QueryAdmission.Slot[1];
+      boolean[] admitted = new boolean[1];
       ResultStream stream = new ResultStream(context, workers, request.response(),
-          maxBytesInFlight, opener, control, deadlineMillis);
+          maxBytesInFlight, opener, control, deadlineMillis, new ResultStream.Listener() {
+            @Override
+            public void wrote(int bytes) {
+              meters.streamed(tenant, bytes);
+            }
+
+            @Override
+            public void done() {
+              // Set before the event loop can run anything that ends the stream.
+              slot[0].close();
+              if (admitted[0]) {
+                meters.finished(tenant, System.nanoTime() - started);
+              }
+            }
+          });
       request.errorHandler(error -> stream.cancel());
       request.exceptionHandler(error -> stream.cancel());
-      asCaller(request, stream::start);
+      slot[0] = admit(principal, context, stream::finished, () -> {
+        admitted[0] = true;
+        stream.start();
+      }, stream::fail);
     });
+  }
+
+  /**
+   * Asks admission for a place for a query call of {@code caller}'s tenant: once given, {@code
+   * start} runs on the call's event loop as the caller, unless the call ended meanwhile (the place
+   * is then given back by the caller's end hook, as always); a refusal goes to {@code refuse}.
+   * The caller closes the returned slot when the call ends, however it ends.
+   */
+  private QueryAdmission.Slot admit(Principal caller, Context context,
+      java.util.function.BooleanSupplier ended, Runnable start, Handler<Throwable> refuse) {
+    long queuedAt = System.nanoTime();
+    return admission.admit(caller.tenant(), task -> context.runOnContext(v -> task.run()), () -> {
+      if (!ended.getAsBoolean()) {
+        meters.waited(caller.tenant(), System.nanoTime() - queuedAt);
+        Grants.runAs(caller, start);
+      }
+    }, refuse::handle);
+  }
+
+  /** Runs {@code call} (planning on a worker) once admission gives it a place. */
+  private void admitted(GrpcServerRequest<?, ?> request, Context context, BoundedCall call,
+      Runnable start) {
+    Principal caller = callerOrFail(request);
+    if (caller == null) {
+      return;
+    }
+    QueryAdmission.Slot slot = admit(caller, context, call::ended, start,
+        error -> call.refuse(ErrorMapper.toStatus(error)));
+    call.whenEnded(slot::close);
   }
 
   /**
@@ -462,12 +518,19 @@ final class FlightSqlService {
         }));
         return;
       }
-      asCaller(request, () -> new BoundedCall(context, request, deadlineMillis(request.timeout())).start(workers,
-          () -> runAction(action, cookies, principal), results -> {
-        GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
-        results.forEach(response::write);
-        response.end();
-      }));
+      BoundedCall call = new BoundedCall(context, request, deadlineMillis(request.timeout()));
+      Runnable start = () -> call.start(workers, () -> runAction(action, cookies, principal),
+          results -> {
+            GrpcServerResponse<Flight.Action, Flight.Result> response = request.response();
+            results.forEach(response::write);
+            response.end();
+          });
+      if (CREATE_PREPARED_STATEMENT.equals(action.getType())) {
+        // It plans the statement: a query's work, admitted as one.
+        admitted(request, context, call, start);
+      } else {
+        asCaller(request, start);
+      }
     });
   }
 
@@ -579,8 +642,9 @@ final class FlightSqlService {
         return;
       }
       Req message = ar.result();
-      asCaller(request, () -> new BoundedCall(context, request, deadlineMillis(request.timeout()))
-          .start(workers, () -> work.apply(message), result -> request.response().end(result)));
+      BoundedCall call = new BoundedCall(context, request, deadlineMillis(request.timeout()));
+      admitted(request, context, call, () -> call.start(workers, () -> work.apply(message),
+          result -> request.response().end(result)));
     });
   }
 
@@ -589,14 +653,20 @@ final class FlightSqlService {
    * fails the call with UNAUTHENTICATED.
    */
   private void asCaller(GrpcServerRequest<?, ?> request, Runnable start) {
-    Principal caller;
+    Principal caller = callerOrFail(request);
+    if (caller != null) {
+      Grants.runAs(caller, start);
+    }
+  }
+
+  /** The call's principal, or null after failing the call (UNAUTHENTICATED). */
+  private Principal callerOrFail(GrpcServerRequest<?, ?> request) {
     try {
-      caller = principal(request);
+      return principal(request);
     } catch (RuntimeException e) {
       request.response().fail(ErrorMapper.toStatus(e));
-      return;
+      return null;
     }
-    Grants.runAs(caller, start);
   }
 
   private <T> void offload(Context context, GrpcServerResponse<?, ?> response, Callable<T> work,

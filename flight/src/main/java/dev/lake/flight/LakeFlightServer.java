@@ -49,6 +49,14 @@ public final class LakeFlightServer implements AutoCloseable {
   static final long DEFAULT_WORKER_STACK_BYTES = 64L << 20;
   /** Version reported in GetSqlInfo. */
   static final String VERSION = "0.1.0";
+  /** Queries running at once, by default. */
+  public static final int DEFAULT_MAX_CONCURRENT_QUERIES = 64;
+  /** Queries of one tenant running at once, by default. */
+  public static final int DEFAULT_MAX_QUERIES_PER_TENANT = 16;
+  /** Queries waiting for admission, by default. */
+  public static final int DEFAULT_MAX_QUEUED_QUERIES = 1024;
+  /** The longest a query waits for admission, by default. */
+  public static final Duration DEFAULT_MAX_QUEUE_WAIT = Duration.ofSeconds(30);
 
   private final Builder config;
   private final BufferAllocator allocator;
@@ -56,6 +64,8 @@ public final class LakeFlightServer implements AutoCloseable {
   private final Vertx vertx;
   private final Health health;
   private final ServerMetrics metrics;
+  private final QueryAdmission admission;
+  private final QueryMeters queryMeters;
   private HttpServer http;
   private OpsEndpoint ops;
   private int port = -1;
@@ -73,12 +83,20 @@ public final class LakeFlightServer implements AutoCloseable {
           thread.setDaemon(true);
           return thread;
         });
-    this.vertx = Vertx.vertx();
+    this.vertx = Vertx.vertx(builder.vertxOptions);
     CatalogCache registry = builder.registry;
     BooleanSupplier readiness = builder.readiness;
     this.health = Health.of(() -> registry.isReady() && readiness.getAsBoolean(),
         Set.of(FlightSqlService.SERVICE.fullyQualifiedName()));
     this.metrics = ServerMetrics.create(builder.role, FlightSqlService.METHOD_PATHS);
+    this.queryMeters = new QueryMeters(metrics.registry());
+    Vertx timers = vertx;
+    this.admission = new QueryAdmission(builder.maxConcurrentQueries, builder.maxQueriesPerTenant,
+        builder.maxQueuedQueries, builder.maxQueueWait.toMillis(), (delay, task) -> {
+          long id = timers.setTimer(delay, t -> task.run());
+          return () -> timers.cancelTimer(id);
+        }, queryMeters);
+    queryMeters.watch(admission);
     metrics.registry().gauge("lake_workers_active", workers, ThreadPoolExecutor::getActiveCount);
     metrics.registry().gauge("lake_workers_queued", workers, w -> w.getQueue().size());
     metrics.registry().gauge("lake_arrow_allocated_bytes", allocator,
@@ -136,7 +154,7 @@ public final class LakeFlightServer implements AutoCloseable {
         new MetadataCommands(config.registry, config.sqlEngine.federatedCatalogs(), SqlInfos.create(VERSION)), new Ingestor(config.registry), workers,
         allocator, config.maxIngestBytes, config.maxBytesInFlight, config.queryTimeout,
         config.statementLimits, new Tickets(config.tickets(), config.registry),
-        config.authenticator);
+        config.authenticator, admission, queryMeters);
     if (config.stageRoot != null) {
       service.stage(new StageAction(config.stageRoot, config.s3Endpoint, config.s3Region,
           config.s3PathStyle));
@@ -210,6 +228,11 @@ public final class LakeFlightServer implements AutoCloseable {
   /** The server's metrics, to add meters to (for example the catalog cache's). */
   public ServerMetrics metrics() {
     return metrics;
+  }
+
+  /** The server's query admission; for tests. */
+  QueryAdmission admission() {
+    return admission;
   }
 
   /** Worker threads running a task now (planning, executing, ingesting); for tests. */
@@ -299,6 +322,11 @@ public final class LakeFlightServer implements AutoCloseable {
     private java.net.URI s3Endpoint;
     private String s3Region;
     private boolean s3PathStyle;
+    private int maxConcurrentQueries = DEFAULT_MAX_CONCURRENT_QUERIES;
+    private int maxQueriesPerTenant = DEFAULT_MAX_QUERIES_PER_TENANT;
+    private int maxQueuedQueries = DEFAULT_MAX_QUEUED_QUERIES;
+    private Duration maxQueueWait = DEFAULT_MAX_QUEUE_WAIT;
+    private io.vertx.core.VertxOptions vertxOptions = new io.vertx.core.VertxOptions();
 
     private Builder() {}
 
@@ -317,6 +345,35 @@ public final class LakeFlightServer implements AutoCloseable {
       this.s3Endpoint = s3Endpoint;
       this.s3Region = s3Region;
       this.s3PathStyle = s3PathStyle;
+      return this;
+    }
+
+    /**
+     * Query admission (docs/query-tier.md): at most {@code maxConcurrent} queries run at once,
+     * at most {@code maxPerTenant} of one tenant; a query over a bound waits, tenants taking
+     * turns, among at most {@code maxQueued} waiting queries for at most {@code maxWait}, and is
+     * otherwise refused with {@code RESOURCE_EXHAUSTED} naming its tenant and the bound. A query
+     * is planning (GetFlightInfo, GetSchema, CreatePreparedStatement) or a {@code DoGet} until its
+     * stream ends. Defaults {@value #DEFAULT_MAX_CONCURRENT_QUERIES}, {@value
+     * #DEFAULT_MAX_QUERIES_PER_TENANT}, {@value #DEFAULT_MAX_QUEUED_QUERIES}, 30 s.
+     *
+     * @throws IllegalArgumentException if a bound is below 1 ({@code maxQueued} below 0) or the
+     *     wait is under 1 ms
+     */
+    public Builder admission(int maxConcurrent, int maxPerTenant, int maxQueued,
+        Duration maxWait) {
+      Objects.requireNonNull(maxWait, "maxWait");
+      QueryAdmission.checkBounds(maxConcurrent, maxPerTenant, maxQueued, maxWait.toMillis());
+      this.maxConcurrentQueries = maxConcurrent;
+      this.maxQueriesPerTenant = maxPerTenant;
+      this.maxQueuedQueries = maxQueued;
+      this.maxQueueWait = maxWait;
+      return this;
+    }
+
+    /** Vert.x's options (event loops, the blocked-thread checker); for tests. */
+    Builder vertxOptions(io.vertx.core.VertxOptions options) {
+      this.vertxOptions = Objects.requireNonNull(options, "options");
       return this;
     }
 

@@ -48,6 +48,18 @@ final class ResultStream {
     void close();
   }
 
+  /** Told, on the event loop, of what the stream wrote and when it ended. */
+  interface Listener {
+    /** A message of {@code bytes} was handed to the response. */
+    void wrote(int bytes);
+
+    /**
+     * The stream ended (answered, failed or cancelled) and no worker produces for it any more;
+     * called exactly once.
+     */
+    void done();
+  }
+
   private final Context context;
   private final Executor workers;
   private final GrpcServerResponse<?, Flight.FlightData> response;
@@ -55,19 +67,22 @@ final class ResultStream {
   private final Callable<Source> opener;
   private final QueryControl control;
   private final long deadlineMillis;
+  private final Listener listener;
 
   private Source source;
   private long deadlineTimer = -1;
   private long bytesInFlight;
   private boolean producing;
   private boolean finished;
+  private boolean done;
 
   /**
    * @param control stops the query the source runs (cancel, deadline)
    * @param deadlineMillis the call's time limit (the same as {@code control}'s), or 0 for none
    */
   ResultStream(Context context, Executor workers, GrpcServerResponse<?, Flight.FlightData> response,
-      long maxBytesInFlight, Callable<Source> opener, QueryControl control, long deadlineMillis) {
+      long maxBytesInFlight, Callable<Source> opener, QueryControl control, long deadlineMillis,
+      Listener listener) {
     this.context = context;
     this.workers = workers;
     this.response = response;
@@ -75,16 +90,32 @@ final class ResultStream {
     this.opener = opener;
     this.control = control;
     this.deadlineMillis = deadlineMillis;
+    this.listener = listener;
   }
 
-  /** Starts streaming; call on the event loop of the call. */
+  /** Starts streaming, unless the stream already ended (cancelled); call on the event loop. */
   void start() {
+    if (finished) {
+      return;
+    }
     response.drainHandler(v -> maybeProduce());
     response.exceptionHandler(e -> cancel());
     if (deadlineMillis > 0) {
       deadlineTimer = context.owner().setTimer(deadlineMillis, id -> expire());
     }
     produce();
+  }
+
+  /** Whether the stream ended (answered, failed, cancelled); event loop only. */
+  boolean finished() {
+    return finished;
+  }
+
+  /** Fails the stream with {@code error} unless it already ended; event loop only. */
+  void fail(Throwable error) {
+    if (!finished) {
+      finish(error);
+    }
   }
 
   /** Stops producing after the client cancelled or went away; releases the source. Event loop only. */
@@ -173,6 +204,7 @@ final class ResultStream {
     for (byte[] message : messages) {
       int size = message.length;
       bytesInFlight += size;
+      listener.wrote(size);
       // Already serialized on the worker: the event loop only frames and writes it.
       response.writeMessage(GrpcMessage.message("identity", WireFormat.PROTOBUF,
           Buffer.buffer(message))).onComplete(ar -> {
@@ -211,6 +243,10 @@ final class ResultStream {
   // Closing may touch files, so it runs on a worker; when the pool is gone (server shutting
   // down) it runs here, because leaking the buffers would be worse.
   private void closeSource() {
+    if (!done) {
+      done = true;
+      listener.done();
+    }
     Source toClose = source;
     source = null;
     if (toClose == null) {

@@ -204,7 +204,7 @@ class FlightClientGoneTest {
   }
 
   /** Writes to two streams. */
-  private static final class TeeStream extends java.io.OutputStream {
+  static final class TeeStream extends java.io.OutputStream {
     private final java.io.OutputStream a;
     private final java.io.OutputStream b;
 
