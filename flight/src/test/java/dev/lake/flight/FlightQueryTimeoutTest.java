@@ -178,23 +178,28 @@ class FlightQueryTimeoutTest {
 
   /**
    * No stalled work is left, no server worker or query worker runs, and the server holds no Arrow
-   * memory. Stopping is asynchronous (the worker notices at its next check), so this waits for
-   * it, failing only if it never happens.
+   * memory, all seen at one moment. Stopping is asynchronous (the worker notices at its next
+   * check, and cleanup may run as a separate task after it), so this waits for that moment,
+   * failing with what still runs only if it never comes.
    */
   private void assertServerStopped() throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_SECONDS);
-    while (System.nanoTime() < deadline && !stopped()) {
+    while (true) {
+      int stalling = stalls.stalling.get();
+      int workers = lake.server.activeWorkers();
+      boolean queryWorkers = queryWorkersBusy();
+      long memory = serverMemory();
+      if (stalling == 0 && workers == 0 && !queryWorkers && memory == 0) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        assertEquals(0, stalling, "stalled work still runs after its call ended");
+        assertEquals(0, workers, "a server worker is still busy");
+        assertTrue(!queryWorkers, "a query worker still runs after its query");
+        assertEquals(0, memory, "the stopped call still holds Arrow memory");
+      }
       Thread.sleep(10);
     }
-    assertEquals(0, stalls.stalling.get(), "stalled work still runs after its call ended");
-    assertEquals(0, lake.server.activeWorkers(), "a server worker is still busy");
-    assertTrue(!queryWorkersBusy(), "a query worker still runs after its query");
-    assertEquals(0, serverMemory(), "the stopped call still holds Arrow memory");
-  }
-
-  private boolean stopped() {
-    return stalls.stalling.get() == 0 && lake.server.activeWorkers() == 0 && !queryWorkersBusy()
-        && serverMemory() == 0;
   }
 
   // Query workers are pooled: an idle one is alive but runs no lake code.
