@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.lake.catalog.CatalogException;
 import dev.lake.catalog.ConcurrentChangeException;
 import dev.lake.catalog.InvalidNameException;
+import dev.lake.catalog.OperationConflictException;
 import dev.lake.catalog.RegistryUnavailableException;
 import dev.lake.catalog.TableAlreadyExistsException;
 import dev.lake.catalog.TableNotFoundException;
@@ -105,6 +106,8 @@ final class ErrorMapper {
           status(GrpcStatus.ALREADY_EXISTS, exists.getMessage());
       case InvalidNameException invalid -> status(GrpcStatus.INVALID_ARGUMENT, invalid.getMessage());
       case ConcurrentChangeException changed -> status(GrpcStatus.ABORTED, changed.getMessage());
+      case OperationConflictException reused ->
+          status(GrpcStatus.ALREADY_EXISTS, reused.getMessage());
       case SchemaMismatchException mismatch ->
           status(GrpcStatus.INVALID_ARGUMENT, withoutLocation(mismatch));
       case VersionNotFoundException missing ->

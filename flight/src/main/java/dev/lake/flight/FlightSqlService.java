@@ -6,6 +6,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.MessageOrBuilder;
 import dev.lake.catalog.TableIdent;
+import dev.lake.engine.UuidV7;
 import dev.lake.exec.QueryControl;
 import dev.lake.flight.auth.AccessDeniedException;
 import dev.lake.flight.auth.Authenticator;
@@ -489,10 +490,11 @@ final class FlightSqlService {
           + ") may not ingest into table '" + target + "': namespace '" + target.namespace()
           + "' is not granted for writing");
     }
+    java.util.UUID operationId = Ingestor.operationId(ingest).orElseGet(UuidV7::generate);
     BufferAllocator callAllocator =
         allocator.newChildAllocator("ingest-" + callIds.incrementAndGet(), 0, Long.MAX_VALUE);
     return new IngestCall(context, workers, request, callAllocator, ingestor, ingest, target,
-        maxIngestBytes);
+        maxIngestBytes, caller.tenant(), operationId);
   }
 
   // ---- DoAction ----------------------------------------------------------------------------

@@ -50,6 +50,8 @@ final class IngestCall implements PutCall {
   private final FlightSql.CommandStatementIngest command;
   private final TableIdent target;
   private final long maxBytes;
+  private final String tenant;
+  private final java.util.UUID operationId;
 
   // Event loop only.
   private long received;
@@ -69,11 +71,13 @@ final class IngestCall implements PutCall {
 
   /**
    * @param allocator a fresh allocator the call takes over and closes when finished
+   * @param tenant the caller's tenant and {@code operationId} the append's id (the client's, or
+   *     one generated for the call): together with the payload's digest they identify the append
    */
   IngestCall(Context context, Executor workers,
       GrpcServerRequest<Flight.FlightData, Flight.PutResult> request, BufferAllocator allocator,
       Ingestor ingestor, FlightSql.CommandStatementIngest command, TableIdent target,
-      long maxBytes) {
+      long maxBytes, String tenant, java.util.UUID operationId) {
     this.context = context;
     this.workers = workers;
     this.request = request;
@@ -82,6 +86,8 @@ final class IngestCall implements PutCall {
     this.command = command;
     this.target = target;
     this.maxBytes = maxBytes;
+    this.tenant = java.util.Objects.requireNonNull(tenant, "tenant");
+    this.operationId = java.util.Objects.requireNonNull(operationId, "operationId");
     try {
       this.digest = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
@@ -129,16 +135,20 @@ final class IngestCall implements PutCall {
     if (done) {
       return;
     }
-    CompletableFuture<Long> written = tail.thenApplyAsync(v -> write(), workers);
+    CompletableFuture<Written> written = tail.thenApplyAsync(v -> write(), workers);
     tail = written.thenApply(count -> null);
-    written.whenComplete((count, error) -> context.runOnContext(x -> {
+    written.whenComplete((outcome, error) -> context.runOnContext(x -> {
       if (error != null) {
         reject(error);
       } else if (!done) {
         done = true;
         releaseWhenIdle();
         FlightSql.DoPutUpdateResult result =
-            FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(count).build();
+            FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(outcome.rows()).build();
+        if (outcome.version() != null) {
+          request.response().headers().set(Ingestor.VERSION_HEADER,
+              Long.toString(outcome.version()));
+        }
         request.response().end(Flight.PutResult.newBuilder()
             .setAppMetadata(result.toByteString()).build());
       }
@@ -201,28 +211,33 @@ final class IngestCall implements PutCall {
     rows += batch.getLength();
   }
 
-  private long write() {
+  private Written write() {
     if (abandoned) {
-      return 0;
+      return new Written(0, null);
     }
     if (schema == null) {
       throw new FlightIpc.IpcException("the ingest stream carried no schema message");
     }
-    AppendOperation operation = AppendOperation.of(Ingestor.TENANT, "lake." + target,
-        UuidV7.generate(), digest.digest());
+    AppendOperation operation = AppendOperation.of(tenant, "lake." + target, operationId,
+        digest.digest());
     List<ArrowRecordBatch> payload = new ArrayList<>(batches);
     batches.clear();
+    Long version;
     try (BatchListReader reader = new BatchListReader(allocator, schema, payload)) {
       // No rows (no batches, or only empty ones): the table is created if the mode asks for it,
       // and no version is added.
-      ingestor.ingest(command, target, schema, operation, rows == 0 ? null : () -> reader);
+      version = ingestor.ingest(command, target, schema, operation, rows == 0 ? null : () -> reader)
+          .map(entry -> entry.version().number()).orElse(null);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
     LOG.info("ingested {} rows into lake.{} (operation {}, sha256 {})", rows, target,
         operation.operationId(), operation.sha256());
-    return rows;
+    return new Written(rows, version);
   }
+
+  /** What the write did: the rows it carried and the version it committed (null: none). */
+  private record Written(long rows, Long version) {}
 
   // Buffers are freed only after the last queued task has finished with them.
   private void releaseWhenIdle() {

@@ -27,7 +27,15 @@ final class Ingestor {
 
   static final String DEFAULT_ENGINE = "log";
   static final String ENGINE_OPTION = "engine";
-  /** Single-tenant until auth lands; the tenant is part of every append's identity. */
+  /**
+   * The ingest option naming the append's operation id (a UUID the client generates once): an
+   * ingest repeated with the same id and the same payload by the same tenant returns the version
+   * it first committed instead of appending again; with another payload it is refused.
+   */
+  static final String OPERATION_ID_OPTION = "lake.operation_id";
+  /** The response header carrying the table version an ingest committed (absent: none). */
+  static final String VERSION_HEADER = "lake-table-version";
+  /** The tenant of calls on a server that authenticates nobody. */
   static final String TENANT = "default";
 
   private final CatalogCache catalog;
@@ -75,6 +83,29 @@ final class Ingestor {
   }
 
   /**
+   * The operation id the client chose ({@value #OPERATION_ID_OPTION}), or empty for one the
+   * server generates.
+   *
+   * @throws io.vertx.grpc.server.StatusException INVALID_ARGUMENT if the option is not a UUID
+   */
+  static Optional<java.util.UUID> operationId(CommandStatementIngest command) {
+    String value = command.getOptionsMap().get(OPERATION_ID_OPTION);
+    if (value == null) {
+      return Optional.empty();
+    }
+    try {
+      java.util.UUID id = java.util.UUID.fromString(value.trim());
+      if (!id.toString().equalsIgnoreCase(value.trim())) {
+        throw new IllegalArgumentException(value);
+      }
+      return Optional.of(id);
+    } catch (IllegalArgumentException e) {
+      throw ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT, "ingest option "
+          + OPERATION_ID_OPTION + " must be a UUID (8-4-4-4-12 hex digits), got '" + value + "'");
+    }
+  }
+
+  /**
    * Writes the payload to {@code ident} as the command's options say. On any exception nothing
    * is changed: no new version of an existing table is visible, and a table this call created is
    * dropped again if the append into it fails.
@@ -88,6 +119,8 @@ final class Ingestor {
    *
    * @param data the payload, or null when it has no rows; called once, the reader is consumed by
    *     the catalog
+   * @return the table at the version this call committed (or first committed, for a repeated
+   *     operation), or empty when it committed none
    * @throws TableNotFoundException if the table is missing and the options do not say CREATE
    * @throws TableAlreadyExistsException if the table exists and the options do not say APPEND
    *     or REPLACE
@@ -95,7 +128,7 @@ final class Ingestor {
    *     differs from the table's, on append; INVALID_ARGUMENT naming the column when the engine
    *     cannot store one of the payload's types, on create or replace (nothing is created)
    */
-  void ingest(CommandStatementIngest command, TableIdent ident, Schema schema,
+  Optional<TableEntry> ingest(CommandStatementIngest command, TableIdent ident, Schema schema,
       AppendOperation operation, Supplier<ArrowReader> data) {
     TableDefinitionOptions options = command.getTableDefinitionOptions();
     Optional<TableEntry> existing = catalog.lookup(ident);
@@ -106,10 +139,8 @@ final class Ingestor {
       String engine = command.getOptionsMap().getOrDefault(ENGINE_OPTION, DEFAULT_ENGINE);
       try {
         TableEntry created = createChecked(ident, () -> catalog.create(ident, schema, engine));
-        if (data != null) {
-          appendToCreated(ident, created, operation, data);
-        }
-        return;
+        return data == null ? Optional.empty()
+            : Optional.of(appendToCreated(ident, created, operation, data));
       } catch (TableAlreadyExistsException raced) {
         // Another writer created it between lookup and create: treat it as existing.
         existing = catalog.lookup(ident);
@@ -121,16 +152,16 @@ final class Ingestor {
     switch (options.getIfExists()) {
       case TABLE_EXISTS_OPTION_APPEND -> {
         checkSameColumns(ident, existing.get().schema(), schema);
-        if (data != null) {
-          catalog.append(ident, Optional.of(existing.get().incarnation()), operation, data.get());
-        }
+        return data == null ? Optional.empty() : Optional.of(
+            catalog.append(ident, Optional.of(existing.get().incarnation()), operation, data.get()));
       }
       case TABLE_EXISTS_OPTION_REPLACE -> {
         if (data == null) {
           createChecked(ident, () -> catalog.replaceWithEmpty(ident, schema));
-        } else {
-          createChecked(ident, () -> catalog.replace(ident, schema, operation, data.get()));
+          return Optional.empty();
         }
+        return Optional.of(
+            createChecked(ident, () -> catalog.replace(ident, schema, operation, data.get())));
       }
       default -> throw new TableAlreadyExistsException(ident);
     }
@@ -138,10 +169,10 @@ final class Ingestor {
 
   // A failed append into the table this call just created leaves no empty table behind. The drop
   // is skipped if the entry changed meanwhile (another writer appended or replaced it).
-  private void appendToCreated(TableIdent ident, TableEntry created, AppendOperation operation,
-      Supplier<ArrowReader> data) {
+  private TableEntry appendToCreated(TableIdent ident, TableEntry created,
+      AppendOperation operation, Supplier<ArrowReader> data) {
     try {
-      catalog.append(ident, Optional.of(created.incarnation()), operation, data.get());
+      return catalog.append(ident, Optional.of(created.incarnation()), operation, data.get());
     } catch (RuntimeException e) {
       try {
         Optional<TableEntry> now = catalog.lookup(ident);
