@@ -24,6 +24,14 @@ public final class CountingRegistry implements TableRegistry {
   public final AtomicInteger lookups = new AtomicInteger();
   /** While true every call throws {@link RegistryUnavailableException}. */
   public volatile boolean down;
+  /**
+   * How many of the next appends lose their reply: each commits in the real authority, then the
+   * call throws {@link RegistryUnavailableException} as if the connection dropped before the
+   * answer arrived. Negative: every append does.
+   */
+  public final AtomicInteger appendRepliesToLose = new AtomicInteger();
+  /** Appends whose reply was lost after they committed. */
+  public final AtomicInteger appendRepliesLost = new AtomicInteger();
   private volatile Runnable duringNextRefresh;
 
   public CountingRegistry(TableRegistry authority) {
@@ -104,7 +112,13 @@ public final class CountingRegistry implements TableRegistry {
   @Override
   public TableEntry append(TableIdent ident, Optional<UUID> incarnation,
       AppendOperation operation, ArrowReader batches) {
-    return call(() -> authority.append(ident, incarnation, operation, batches));
+    TableEntry committed = call(() -> authority.append(ident, incarnation, operation, batches));
+    if (appendRepliesToLose.getAndUpdate(n -> n > 0 ? n - 1 : n) != 0) {
+      appendRepliesLost.incrementAndGet();
+      throw new RegistryUnavailableException("the test authority committed " + operation.operationId()
+          + " at version " + committed.version().number() + " and lost the reply");
+    }
+    return committed;
   }
 
   @Override

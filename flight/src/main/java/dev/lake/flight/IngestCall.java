@@ -148,6 +148,7 @@ final class IngestCall implements PutCall {
         if (outcome.version() != null) {
           request.response().headers().set(Ingestor.VERSION_HEADER,
               Long.toString(outcome.version()));
+          request.response().headers().set(Ingestor.OPERATION_HEADER, operationId.toString());
         }
         request.response().end(Flight.PutResult.newBuilder()
             .setAppMetadata(result.toByteString()).build());

@@ -35,6 +35,8 @@ final class Ingestor {
   static final String OPERATION_ID_OPTION = "lake.operation_id";
   /** The response header carrying the table version an ingest committed (absent: none). */
   static final String VERSION_HEADER = "lake-table-version";
+  /** The response header echoing the operation id of that version. */
+  static final String OPERATION_HEADER = "lake-operation-id";
   /** The tenant of calls on a server that authenticates nobody. */
   static final String TENANT = "default";
 

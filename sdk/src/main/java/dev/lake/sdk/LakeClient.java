@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.Collections;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
@@ -19,9 +20,13 @@ import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.ipc.ArrowStreamReader;
+import org.apache.arrow.vector.ipc.ArrowStreamWriter;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -65,8 +70,18 @@ public final class LakeClient implements AutoCloseable {
   /** The caller's stage, opened on first use. */
   private ObjectStage stage;
 
+  private final AppendVersions appendVersions;
+  private volatile Duration appendRetryWindow = DEFAULT_APPEND_RETRY_WINDOW;
+
+  /** How long {@link #append} retries an ambiguous failure before it reports a pending append. */
+  public static final Duration DEFAULT_APPEND_RETRY_WINDOW = Duration.ofSeconds(30);
+
+  /** The most rows one {@link #append} takes. */
+  public static final int MAX_APPEND_ROWS = 10_000;
+
   private LakeClient(BufferAllocator allocator, FlightClient flight, CallOption[] options,
-      StageCredentials stageCredentials, Path resumeDir) {
+      StageCredentials stageCredentials, Path resumeDir, AppendVersions appendVersions) {
+    this.appendVersions = appendVersions;
     this.allocator = allocator;
     this.flight = flight;
     this.client = new FlightSqlClient(flight);
@@ -78,7 +93,8 @@ public final class LakeClient implements AutoCloseable {
   /**
    * A client for {@code uri}: {@code grpc://host:port} or {@code grpc+tcp://host:port}
    * (plaintext) or {@code grpc+tls://host:port} (TLS, the server certificate checked against the
-   * JVM's default trust store). No call is made yet: an unreachable server shows as
+   * JVM's default trust store). Without a resume directory a pending append lives only in its
+   * {@link LakeException.AppendPending}. No call is made yet: an unreachable server shows as
    * {@link LakeException.Unavailable} on the first query.
    *
    * @throws IllegalArgumentException if the URI is malformed, has another scheme, or lacks a
@@ -91,10 +107,13 @@ public final class LakeClient implements AutoCloseable {
 
   /**
    * As {@link #connect(String, Credentials)}, with the storage credentials used for an S3 stage
-   * (unused for a local one) and a directory where unfinished S3 multipart uploads are
-   * remembered, so that uploading the same unchanged file again resumes them.
+   * (unused for a local one) and a directory where unfinished work is remembered: S3 multipart
+   * uploads, so that uploading the same unchanged file again resumes them, and appends (a
+   * checkpoint written durably before the first attempt, under {@code appends/}), so that an
+   * append interrupted by a crash can be resumed by another process ({@link #pendingAppends}).
    *
-   * @param resumeDir created when first needed; null: an interrupted upload starts over
+   * @param resumeDir created when first needed; null: an interrupted upload starts over, and a
+   *     pending append is kept in memory only
    * @throws IllegalArgumentException if the URI is malformed, has another scheme, or lacks a
    *     host or port
    * @throws NullPointerException if {@code uri}, {@code credentials} or {@code stageCredentials}
@@ -123,9 +142,10 @@ public final class LakeClient implements AutoCloseable {
     };
     BufferAllocator allocator = new RootAllocator();
     try {
-      FlightClient flight = FlightClient.builder(allocator, location).build();
+      AppendVersions versions = new AppendVersions();
+      FlightClient flight = FlightClient.builder(allocator, location).intercept(versions).build();
       return new LakeClient(allocator, flight, credentials.callOptions(), stageCredentials,
-          resumeDir);
+          resumeDir, versions);
     } catch (RuntimeException e) {
       allocator.close();
       throw e;
@@ -228,6 +248,212 @@ public final class LakeClient implements AutoCloseable {
     } finally {
       closeQuietly(prepared);
     }
+  }
+
+  /**
+   * Appends {@code batches} (1 to {@value #MAX_APPEND_ROWS} rows, all read before anything is
+   * sent) to the existing table {@code table} ({@code namespace.table} or {@code
+   * lake.namespace.table}) as one new version, exactly once.
+   *
+   * <p>The operation id is generated once per call and sent with the same payload on every
+   * attempt; the server answers a repeat with the version it first committed. A failure that may
+   * have committed (server unreachable, deadline, lost reply, a commit conflict: gRPC ABORTED arrives as UNKNOWN) is retried with
+   * backoff for {@link #setAppendRetryWindow the retry window}; after it the call throws {@link
+   * LakeException.AppendPending}, whose {@link PendingAppend} {@link #resume} completes later.
+   * With a resume directory the append is first written there durably, and the file is removed
+   * when the outcome is known, so a crashed process's append is found by {@link #pendingAppends}.
+   *
+   * @return the operation id, the rows and the version holding them
+   * @throws LakeException.InvalidArgument no rows or too many, a malformed table name, or columns
+   *     other than the table's (nothing committed; do not retry unchanged)
+   * @throws LakeException.NotFound the table does not exist
+   * @throws LakeException.Unauthenticated, LakeException.PermissionDenied credentials or grants
+   * @throws LakeException.AppendPending the outcome is not known; resuming is safe
+   * @throws LakeException another definite refusal (nothing committed)
+   * @throws java.io.UncheckedIOException if reading {@code batches} or writing the checkpoint
+   *     fails (nothing sent)
+   * @throws IllegalStateException if this client is closed
+   */
+  public AppendResult append(String table, ArrowReader batches) {
+    Objects.requireNonNull(table, "table");
+    Objects.requireNonNull(batches, "batches");
+    checkOpen();
+    String target = appendTarget(table);
+    java.io.ByteArrayOutputStream payload = new java.io.ByteArrayOutputStream();
+    long rows = 0;
+    try {
+      VectorSchemaRoot root = batches.getVectorSchemaRoot();
+      try (ArrowStreamWriter writer = new ArrowStreamWriter(root, null, payload)) {
+        writer.start();
+        while (batches.loadNextBatch()) {
+          rows += root.getRowCount();
+          if (rows > MAX_APPEND_ROWS) {
+            throw new LakeException.InvalidArgument("an append takes at most " + MAX_APPEND_ROWS
+                + " rows; the batches for " + target + " hold more: split them into several"
+                + " appends", null);
+          }
+          if (root.getRowCount() > 0) {
+            writer.writeBatch();
+          }
+        }
+        writer.end();
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot read the batches to append to " + target, e);
+    }
+    if (rows == 0) {
+      throw new LakeException.InvalidArgument("an append needs at least one row; the batches for "
+          + target + " hold none", null);
+    }
+    PendingAppend pending = new PendingAppend(target, UUID.randomUUID(), rows,
+        payload.toByteArray(), null);
+    if (resumeDir != null) {
+      try {
+        pending = pending.writeTo(resumeDir.resolve("appends"));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException("cannot write the append checkpoint in "
+            + resumeDir + " (nothing was sent)", e);
+      }
+    }
+    return attempt(pending);
+  }
+
+  /**
+   * Completes a pending append: the same operation and payload again, with a fresh retry window.
+   * If an earlier attempt committed, this returns that version and appends nothing.
+   *
+   * @throws LakeException.AppendPending still not known; resume again later
+   * @throws LakeException a definite refusal (see {@link #append})
+   * @throws IllegalStateException if this client is closed
+   */
+  public AppendResult resume(PendingAppend pending) {
+    Objects.requireNonNull(pending, "pending");
+    checkOpen();
+    return attempt(pending);
+  }
+
+  /**
+   * The appends checkpointed in this client's resume directory whose outcome is not known (by
+   * this process or one that crashed), oldest first; resume each with {@link #resume}.
+   *
+   * @return empty without a resume directory
+   * @throws IOException if the directory or a checkpoint cannot be read (the message names it)
+   */
+  public java.util.List<PendingAppend> pendingAppends() throws IOException {
+    if (resumeDir == null || !java.nio.file.Files.isDirectory(resumeDir.resolve("appends"))) {
+      return java.util.List.of();
+    }
+    java.util.List<Path> files;
+    try (java.util.stream.Stream<Path> listing =
+        java.nio.file.Files.list(resumeDir.resolve("appends"))) {
+      files = listing.filter(f -> f.getFileName().toString().endsWith(".append")).sorted()
+          .toList();
+    }
+    java.util.List<PendingAppend> pending = new java.util.ArrayList<>();
+    for (Path file : files) {
+      try {
+        pending.add(PendingAppend.load(file));
+      } catch (java.nio.file.NoSuchFileException resumedMeanwhile) {
+        // Another process finished it between the listing and the read.
+      }
+    }
+    return pending;
+  }
+
+  /**
+   * How long {@link #append} and {@link #resume} retry an ambiguous failure (default {@link
+   * #DEFAULT_APPEND_RETRY_WINDOW}); zero: one attempt.
+   *
+   * @throws IllegalArgumentException if negative
+   */
+  public void setAppendRetryWindow(Duration window) {
+    if (window.isNegative()) {
+      throw new IllegalArgumentException("the append retry window must not be negative: " + window);
+    }
+    this.appendRetryWindow = window;
+  }
+
+  private AppendResult attempt(PendingAppend pending) {
+    String[] parts = pending.table().split("\\.");
+    FlightSqlClient.ExecuteIngestOptions ingest = new FlightSqlClient.ExecuteIngestOptions(
+        parts[1], TableDefinitionOptions.newBuilder()
+            .setIfNotExist(TableDefinitionOptions.TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL)
+            .setIfExists(TableDefinitionOptions.TableExistsOption.TABLE_EXISTS_OPTION_APPEND)
+            .build(),
+        false, null, parts[0], java.util.Map.of("lake.operation_id",
+            pending.operationId().toString()));
+    long deadline = System.nanoTime() + appendRetryWindow.toNanos();
+    long backoffMillis = 50;
+    boolean ambiguous = false;
+    while (true) {
+      checkOpen();
+      try (ArrowStreamReader reader = new ArrowStreamReader(
+          new java.io.ByteArrayInputStream(pending.payload()), allocator)) {
+        long rows = client.executeIngest(reader, ingest, options);
+        Long version = appendVersions.take(pending.operationId());
+        forgetQuietly(pending);
+        if (version == null) {
+          throw new LakeException("the server accepted the append of " + rows + " rows to "
+              + pending.table() + " but named no version (not a lake server?)", null, false);
+        }
+        return new AppendResult(pending.operationId(), rows, version);
+      } catch (FlightRuntimeException e) {
+        if (!mayHaveCommitted(e.status().code())) {
+          if (!ambiguous) {
+            forgetQuietly(pending);
+          }
+          throw LakeException.from(e);
+        }
+        ambiguous = true;
+        if (System.nanoTime() + backoffMillis * 1_000_000 > deadline) {
+          throw new LakeException.AppendPending("the append of " + pending.rows() + " rows to "
+              + pending.table() + " (operation " + pending.operationId() + ") may or may not have"
+              + " committed: " + e.status().code() + ": " + e.getMessage() + "; resume it with"
+              + " LakeClient.resume" + pending.checkpoint().map(f -> " (checkpoint " + f + ")")
+              .orElse(""), e, pending);
+        }
+        try {
+          Thread.sleep(backoffMillis);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new LakeException.AppendPending("interrupted while retrying the append to "
+              + pending.table() + " (operation " + pending.operationId() + "); resume it with"
+              + " LakeClient.resume", interrupted, pending);
+        }
+        backoffMillis = Math.min(backoffMillis * 2, 2_000);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException("cannot reread the append payload", e);
+      }
+    }
+  }
+
+  // Codes after which the server may have committed the append (or would on a repeat).
+  private static boolean mayHaveCommitted(org.apache.arrow.flight.FlightStatusCode code) {
+    return switch (code) {
+      case UNAVAILABLE, TIMED_OUT, UNKNOWN, INTERNAL -> true;
+      default -> false;
+    };
+  }
+
+  private static void forgetQuietly(PendingAppend pending) {
+    try {
+      pending.forget();
+    } catch (IOException e) {
+      // A stale checkpoint only repeats a committed operation, which the server answers as such.
+    }
+  }
+
+  /** {@code namespace.table} from {@code namespace.table} or {@code lake.namespace.table}. */
+  private static String appendTarget(String table) {
+    String[] parts = table.split("\\.", -1);
+    if (parts.length == 3 && parts[0].equals("lake")) {
+      parts = new String[] {parts[1], parts[2]};
+    }
+    if (parts.length != 2 || parts[0].isEmpty() || parts[1].isEmpty()) {
+      throw new LakeException.InvalidArgument("append needs a table named namespace.table or"
+          + " lake.namespace.table, got '" + table + "'", null);
+    }
+    return parts[0] + "." + parts[1];
   }
 
   /**

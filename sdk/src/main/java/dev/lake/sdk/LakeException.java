@@ -89,6 +89,28 @@ public class LakeException extends RuntimeException {
     }
   }
 
+  /**
+   * An {@link LakeClient#append append} whose outcome is not known after its retry window: every
+   * attempt failed in a way that may have committed. Nothing is lost: {@link #pending()} keeps
+   * the operation (and a client with a resume directory keeps it on disk too), and {@link
+   * LakeClient#resume} completes it exactly once. Resuming is always safe.
+   */
+  public static final class AppendPending extends LakeException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient PendingAppend pending;
+
+    AppendPending(String message, Throwable cause, PendingAppend pending) {
+      super(message, cause, true);
+      this.pending = pending;
+    }
+
+    /** The append to resume. */
+    public PendingAppend pending() {
+      return pending;
+    }
+  }
+
   /** The one mapping from a Flight status to this hierarchy (other codes: a plain LakeException). */
   static LakeException from(FlightRuntimeException e) {
     FlightStatusCode code = e.status().code();

@@ -31,12 +31,18 @@ final class LakeTestServer implements AutoCloseable {
   private boolean closed;
 
   LakeTestServer(Path directory, LakeFlightServer.Builder builder) {
+    this(directory, builder, java.util.function.UnaryOperator.identity());
+  }
+
+  /** @param authority wraps the registry authority the server writes through (a fault hook) */
+  LakeTestServer(Path directory, LakeFlightServer.Builder builder,
+      java.util.function.UnaryOperator<dev.lake.catalog.TableRegistry> authority) {
     store = RocksDbMetaStore.open(directory.resolve("meta"));
     for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
       engines.put(factory.name(), factory.create(Map.of()));
     }
     catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
-    registry = CatalogCache.start(catalog, engines);
+    registry = CatalogCache.start(authority.apply(catalog), engines);
     server = builder.registry(registry)
         .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry), Long.MAX_VALUE, 2))
         .allocator(root)
