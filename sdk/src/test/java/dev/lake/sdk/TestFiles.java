@@ -31,4 +31,11 @@ final class TestFiles {
       return in.readAllBytes();
     }
   }
+
+  /** Reads {@code in} to its end without keeping the bytes; closes it. */
+  static long drain(InputStream in) throws IOException {
+    try (in) {
+      return in.transferTo(OutputStream.nullOutputStream());
+    }
+  }
 }
