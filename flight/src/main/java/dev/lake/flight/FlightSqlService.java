@@ -67,6 +67,8 @@ final class FlightSqlService {
   private final Ingestor ingestor;
   private final UpdateCommands updates;
   private final ExecutorService workers;
+  /** The same threads; a DoGet's later tasks are queued as its tenant's by name. */
+  private final FairWorkers fairWorkers;
   private final BufferAllocator allocator;
   private final long maxIngestBytes;
   private final long maxBytesInFlight;
@@ -88,27 +90,28 @@ final class FlightSqlService {
    * @param admission gates every query call (planning: GetFlightInfo, GetSchema,
    *     CreatePreparedStatement; and each DoGet until its stream ends) by the caller's tenant */
   FlightSqlService(SqlEngine sqlEngine, MetadataCommands metadata, Ingestor ingestor,
-      ExecutorService workers, BufferAllocator allocator, long maxIngestBytes,
+      FairWorkers workers, BufferAllocator allocator, long maxIngestBytes,
       long maxBytesInFlight, Duration queryTimeout, StatementLimits limits, Tickets tickets,
       Authenticator authenticator, QueryAdmission admission, QueryMeters meters) {
     this.admission = admission;
     this.meters = meters;
     this.tickets = tickets;
+    this.fairWorkers = workers;
     // Work handed to the pool runs as the principal of the call that handed it over.
-    workers = Grants.propagating(workers);
+    ExecutorService propagating = Grants.propagating(workers);
     this.authenticator = authenticator;
     this.sqlEngine = sqlEngine;
     this.metadata = metadata;
     this.sessions = new SessionOptions(metadata.catalog());
     this.ingestor = ingestor;
-    this.workers = workers;
+    this.workers = propagating;
     this.allocator = allocator;
     this.maxIngestBytes = maxIngestBytes;
     this.maxBytesInFlight = maxBytesInFlight;
     this.queryTimeout = queryTimeout;
     this.limits = limits;
-    this.updates = new UpdateCommands(sqlEngine, workers, maxIngestBytes, limits);
-    this.preparedStatements = new PreparedStatements(sqlEngine, workers, allocator, limits);
+    this.updates = new UpdateCommands(sqlEngine, propagating, maxIngestBytes, limits);
+    this.preparedStatements = new PreparedStatements(sqlEngine, propagating, allocator, limits);
   }
 
   /** Serves action {@code lake.stage} from {@code stage}; called before {@link #register}. */
@@ -332,7 +335,8 @@ final class FlightSqlService {
       long started = System.nanoTime();
       QueryAdmission.Slot[] slot = new QueryAdmission.Slot[1];
       boolean[] admitted = new boolean[1];
-      ResultStream stream = new ResultStream(context, workers, request.response(),
+      ResultStream stream = new ResultStream(context,
+          Grants.as(principal, fairWorkers.forTenant(tenant)), request.response(),
           maxBytesInFlight, opener, control, deadlineMillis, new ResultStream.Listener() {
             @Override
             public void wrote(int bytes) {

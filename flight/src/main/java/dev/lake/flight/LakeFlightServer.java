@@ -15,9 +15,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -60,7 +58,7 @@ public final class LakeFlightServer implements AutoCloseable {
 
   private final Builder config;
   private final BufferAllocator allocator;
-  private final ThreadPoolExecutor workers;
+  private final FairWorkers workers;
   private final Vertx vertx;
   private final Health health;
   private final ServerMetrics metrics;
@@ -75,8 +73,7 @@ public final class LakeFlightServer implements AutoCloseable {
     this.config = builder;
     this.allocator = builder.allocator.newChildAllocator("lake-flight-server", 0, Long.MAX_VALUE);
     AtomicInteger threads = new AtomicInteger();
-    this.workers = new ThreadPoolExecutor(builder.workerThreads, builder.workerThreads,
-        0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(builder.workerQueue), task -> {
+    this.workers = new FairWorkers(builder.workerThreads, builder.workerQueue, task -> {
           // A stated stack, so the statement limits' depth is measured against a known size.
           Thread thread = new Thread(null, task, "lake-flight-worker-" + threads.incrementAndGet(),
               builder.workerStackBytes);
@@ -97,8 +94,8 @@ public final class LakeFlightServer implements AutoCloseable {
           return () -> timers.cancelTimer(id);
         }, queryMeters);
     queryMeters.watch(admission);
-    metrics.registry().gauge("lake_workers_active", workers, ThreadPoolExecutor::getActiveCount);
-    metrics.registry().gauge("lake_workers_queued", workers, w -> w.getQueue().size());
+    metrics.registry().gauge("lake_workers_active", workers, FairWorkers::active);
+    metrics.registry().gauge("lake_workers_queued", workers, FairWorkers::queued);
     metrics.registry().gauge("lake_arrow_allocated_bytes", allocator,
         BufferAllocator::getAllocatedMemory);
     metrics.registry().more().counter("lake_catalog_cache_hits", java.util.List.of(), registry,
@@ -237,7 +234,7 @@ public final class LakeFlightServer implements AutoCloseable {
 
   /** Worker threads running a task now (planning, executing, ingesting); for tests. */
   int activeWorkers() {
-    return workers.getActiveCount();
+    return workers.active();
   }
 
   /**
