@@ -60,18 +60,7 @@ final class FlightServers implements AutoCloseable {
   final int examplePort;
 
   FlightServers(Path directory, int rows) throws Exception {
-    RocksDbMetaStore store = RocksDbMetaStore.open(directory.resolve("meta"));
-    opened.add(store);
-    java.util.HashMap<String, TableEngine> engines = new java.util.HashMap<>();
-    for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
-      TableEngine engine = factory.create(Map.of());
-      engines.put(factory.name(), engine);
-      opened.add(engine);
-    }
-    Catalog catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
-    opened.add(catalog);
-    CatalogCache registry = CatalogCache.start(catalog, engines);
-    opened.add(registry);
+    CatalogCache registry = registry(directory, opened);
     LakeFlightServer lake = LakeFlightServer.builder().registry(registry)
         .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry), 1L << 30,
             Runtime.getRuntime().availableProcessors()))
@@ -103,6 +92,26 @@ final class FlightServers implements AutoCloseable {
 
     loadLake(rows);
     loadDerby(rows);
+  }
+
+  /**
+   * lake's registry under {@code directory} as {@code lake dev} wires it (RocksDB, every
+   * discovered engine); what it opens is added to {@code opened}, to be closed in reverse order.
+   */
+  static CatalogCache registry(Path directory, List<AutoCloseable> opened) {
+    RocksDbMetaStore store = RocksDbMetaStore.open(directory.resolve("meta"));
+    opened.add(store);
+    java.util.HashMap<String, TableEngine> engines = new java.util.HashMap<>();
+    for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
+      TableEngine engine = factory.create(Map.of());
+      engines.put(factory.name(), engine);
+      opened.add(engine);
+    }
+    Catalog catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
+    opened.add(catalog);
+    CatalogCache registry = CatalogCache.start(catalog, engines);
+    opened.add(registry);
+    return registry;
   }
 
   /** A new client of lake's server; the caller closes it. */

@@ -3,24 +3,24 @@ package dev.lake.bench.metasrv;
 import java.util.Arrays;
 
 /** Latencies of one measured cell, in nanoseconds; thread-safe. */
-final class Latencies {
+public final class Latencies {
 
   private long[] nanos = new long[1024];
   private int count;
 
-  synchronized void add(long value) {
+  public synchronized void add(long value) {
     if (count == nanos.length) {
       nanos = Arrays.copyOf(nanos, count * 2);
     }
     nanos[count++] = value;
   }
 
-  synchronized int count() {
+  public synchronized int count() {
     return count;
   }
 
   /** The {@code p}-quantile (0..1) in milliseconds, nearest rank; NaN when empty. */
-  synchronized double millis(double p) {
+  public synchronized double millis(double p) {
     if (count == 0) {
       return Double.NaN;
     }
