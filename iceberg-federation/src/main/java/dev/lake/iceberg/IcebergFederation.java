@@ -27,6 +27,10 @@ public final class IcebergFederation implements AutoCloseable {
   public static final String CATALOG = "iceberg";
 
   private static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
+  private static final String S3_ACCESS_KEY = "s3.access-key-id";
+  /** Sent on every catalog request unless static S3 keys are configured. */
+  static final String DELEGATION_HEADER = "header.X-Iceberg-Access-Delegation";
+  static final String VENDED_CREDENTIALS = "vended-credentials";
 
   private final IcebergSettings settings;
   private final TtlCache<String, List<String>> listings;
@@ -81,6 +85,9 @@ public final class IcebergFederation implements AutoCloseable {
     TableIdentifier id = TableIdentifier.of(namespace(namespace), name);
     return tables.get(id, () -> call(() -> {
       try {
+        // Iceberg's client would revalidate by ETag and on 304 rebuild the table from its first
+        // answer, storage credentials included, for up to 5 minutes; lake's TTL bounds reuse.
+        catalog().invalidateTable(id);
         return Optional.of(catalog().loadTable(id));
       } catch (NoSuchTableException | NoSuchNamespaceException e) {
         return Optional.<Table>empty();
@@ -104,6 +111,11 @@ public final class IcebergFederation implements AutoCloseable {
       properties.put(CatalogProperties.FILE_IO_IMPL, s3 ? S3_FILE_IO : LocalFileIO.class.getName());
       if (s3) {
         properties.put("http-client.type", "urlconnection");
+      }
+      // Without static keys, ask the catalog for the table's storage credentials (a catalog that
+      // does not vend ignores the header); S3FileIO uses them and refreshes them before expiry.
+      if (!settings.properties().containsKey(S3_ACCESS_KEY)) {
+        properties.put(DELEGATION_HEADER, VENDED_CREDENTIALS);
       }
       properties.putAll(settings.properties());
       RESTCatalog created = new RESTCatalog();

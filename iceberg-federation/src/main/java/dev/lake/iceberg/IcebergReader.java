@@ -36,18 +36,21 @@ final class IcebergReader extends ArrowReader {
   private final org.apache.iceberg.Schema tableSchema;
   private final org.apache.iceberg.Schema projected;
   private final FileScanTask task;
+  private final Function<RuntimeException, EngineException> denied;
   private final Function<RuntimeException, EngineException> unreadable;
   private CloseableIterable<Record> records;
   private CloseableIterator<Record> rows;
   private long bytesRead;
 
   IcebergReader(BufferAllocator allocator, Table table, org.apache.iceberg.Schema tableSchema,
-      org.apache.iceberg.Schema projected, FileScanTask task, Function<RuntimeException, EngineException> unreadable) {
+      org.apache.iceberg.Schema projected, FileScanTask task, Function<RuntimeException, EngineException> denied,
+      Function<RuntimeException, EngineException> unreadable) {
     super(allocator);
     this.table = table;
     this.tableSchema = tableSchema;
     this.projected = projected;
     this.task = task;
+    this.denied = denied;
     this.unreadable = unreadable;
     if (task.file().format() != FileFormat.PARQUET) {
       throw new CapabilityNotSupportedException(null, IcebergFederation.CATALOG,
@@ -75,6 +78,9 @@ final class IcebergReader extends ArrowReader {
     } catch (software.amazon.awssdk.core.exception.SdkClientException e) {
       throw new CatalogUnavailableException("the storage of " + task.file().location() + " is unreachable: "
           + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      EngineException refused = denied.apply(e);
+      throw refused == null ? e : refused;
     }
   }
 

@@ -89,6 +89,11 @@ final class IcebergSnapshot implements Snapshot {
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } catch (RuntimeException e) {
+      StorageAccessDeniedException denied = StorageAccessDeniedException.ifDenied(e, handle.location(),
+          "the manifests of " + handle.qualifiedName() + " at snapshot " + version().number()
+          + " (manifest list " + snapshot.manifestListLocation() + ")");
+      throw denied == null ? e : denied;
     }
     long total = Long.parseLong(snapshot.summary().getOrDefault("total-data-files", Long.toString(files)));
     return new ScanPlan(units, Math.max(total, files), Math.max(total, files) - files);
@@ -113,6 +118,8 @@ final class IcebergSnapshot implements Snapshot {
       throw new IllegalArgumentException("not a unit of an Iceberg table: " + unit.describe());
     }
     return new IcebergReader(allocator, table, schema, project(request.columns()), u.task(),
+        e -> StorageAccessDeniedException.ifDenied(e, handle.location(), "data file " + u.task().file().location()
+            + " of " + handle.qualifiedName() + " at snapshot " + version().number()),
         e -> new CorruptTableException(handle.location(), "data file " + u.task().file().location()
             + " of " + handle.qualifiedName() + " at snapshot " + version() + " cannot be read: " + e.getMessage(), e));
   }
