@@ -121,7 +121,7 @@ public final class Lake implements Runnable {
       DevServer server;
       try {
         server = DevServer.start(data, host, port, limits, ops.metricsPort, lanceRestPort,
-            builder -> admission.apply(security.apply(builder)).stage(stageRoot, null,
+            builder -> ops.apply(admission.apply(security.apply(builder))).stage(stageRoot, null,
                 System.getenv("AWS_REGION"), false), icebergSettings);
       } catch (RuntimeException e) {
         System.err.println("lake dev: " + e.getMessage());

@@ -165,6 +165,9 @@ final class MetasrvCommand implements Callable<Integer> {
       if (ops.metricsPort != null) {
         builder.metrics(host, ops.metricsPort);
       }
+      if (ops.otlpEndpoint != null && !ops.otlpEndpoint.isBlank()) {
+        builder.otlpTraces(java.net.URI.create(ops.otlpEndpoint.trim()));
+      }
       if (workerThreads != null) {
         builder.workerThreads(workerThreads);
       }

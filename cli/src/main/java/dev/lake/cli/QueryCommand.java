@@ -122,7 +122,7 @@ final class QueryCommand implements Callable<Integer> {
       if (ops.metricsPort != null) {
         builder.metrics(host, ops.metricsPort);
       }
-      server = admission.apply(security.apply(builder)).build();
+      server = ops.apply(admission.apply(security.apply(builder))).build();
       opened.add(server);
       if (!cache.awaitReady(Duration.ofSeconds(60))) {
         throw new IllegalStateException("no catalog snapshot from Metasrv " + metasrv

@@ -76,6 +76,16 @@ class LakeDevOptionsTest {
     assertRefused("--max-queue-wait", "soon", "not a duration");
   }
 
+  @Test
+  void otlpEndpointIsShownInHelpOfEveryServerAndACarelessOneRefused() {
+    for (String command : new String[] {"dev", "query", "metasrv"}) {
+      String help = new CommandLine(new Lake()).getSubcommands().get(command).getUsageMessage();
+      assertTrue(help.contains("--otlp-endpoint"), command + " --help lacks --otlp-endpoint");
+    }
+    assertRefused("--otlp-endpoint", "ftp://collector:4318", "http:// or https://");
+    assertRefused("--otlp-endpoint", "collector:4318", "collector:4318");
+  }
+
   private static void assertRefused(String option, String value, String why) {
     StringWriter err = new StringWriter();
     CommandLine lake = new CommandLine(new Lake()).setErr(new PrintWriter(err));

@@ -62,6 +62,9 @@ public final class LakeFlightServer implements AutoCloseable {
   private final Vertx vertx;
   private final Health health;
   private final ServerMetrics metrics;
+  private final dev.lake.flight.ops.CallTracing tracing;
+  /** The OTLP exporter's SDK this server made ({@link Builder#otlpTraces}), closed with it. */
+  private final io.opentelemetry.sdk.OpenTelemetrySdk ownedTelemetry;
   private final QueryAdmission admission;
   private final QueryMeters queryMeters;
   private HttpServer http;
@@ -87,6 +90,11 @@ public final class LakeFlightServer implements AutoCloseable {
         Set.of(FlightSqlService.SERVICE.fullyQualifiedName()));
     this.metrics = ServerMetrics.create(builder.role, FlightSqlService.METHOD_PATHS);
     this.queryMeters = new QueryMeters(metrics.registry());
+    this.ownedTelemetry = builder.otlpEndpoint == null ? null
+        : dev.lake.flight.ops.CallTracing.otlp(builder.otlpEndpoint, "lake-" + builder.role);
+    this.tracing = dev.lake.flight.ops.CallTracing.create(
+        ownedTelemetry != null ? ownedTelemetry : builder.openTelemetry,
+        FlightSqlService.METHOD_PATHS);
     Vertx timers = vertx;
     this.admission = new QueryAdmission(builder.maxConcurrentQueries, builder.maxQueriesPerTenant,
         builder.maxQueuedQueries, builder.maxQueueWait.toMillis(), (delay, task) -> {
@@ -165,9 +173,9 @@ public final class LakeFlightServer implements AutoCloseable {
       config.tls.apply(options);
     }
     HttpServer server = vertx.createHttpServer(options)
-        .requestHandler(metrics.instrument(dev.lake.flight.auth.AuthGate.wrap(
+        .requestHandler(metrics.instrument(tracing.instrument(dev.lake.flight.auth.AuthGate.wrap(
             config.authenticator == null ? null : config.authenticator::authenticate,
-            withoutContentLength(grpc))));
+            withoutContentLength(grpc)))));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -269,6 +277,9 @@ public final class LakeFlightServer implements AutoCloseable {
       ops.close();
     }
     await(vertx.close(), 10_000, "stopping Vert.x");
+    if (ownedTelemetry != null) {
+      ownedTelemetry.close(); // flushes spans still buffered
+    }
     allocator.close();
     LOG.info("lake Flight SQL server stopped");
   }
@@ -313,6 +324,8 @@ public final class LakeFlightServer implements AutoCloseable {
     private String role = "dev";
     private String metricsHost = "127.0.0.1";
     private int metricsPort = -1;
+    private io.opentelemetry.api.OpenTelemetry openTelemetry = io.opentelemetry.api.OpenTelemetry.noop();
+    private java.net.URI otlpEndpoint;
     private dev.lake.flight.auth.Authenticator authenticator;
     private dev.lake.flight.auth.TlsFiles tls;
     private java.net.URI stageRoot;
@@ -403,6 +416,29 @@ public final class LakeFlightServer implements AutoCloseable {
     /** The process's role, a tag on every metric: {@code dev} (default), {@code query}. */
     public Builder role(String role) {
       this.role = Objects.requireNonNull(role, "role");
+      return this;
+    }
+
+    /**
+     * Records a server span per call with {@code openTelemetry} (the child of the client's W3C
+     * {@code traceparent}; see {@link dev.lake.flight.ops.CallTracing}); the caller owns and
+     * closes it. Default {@link io.opentelemetry.api.OpenTelemetry#noop()}.
+     */
+    public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
+    /**
+     * Exports a span per call to the OTLP/HTTP collector at {@code endpoint} ({@code
+     * http://host:4318}) as service {@code lake-<role>}; the server owns the exporter and flushes
+     * it on close. Default: no export (incoming trace context is then not recorded).
+     *
+     * @throws IllegalArgumentException if {@code endpoint} is not an http(s) URI with a host
+     */
+    public Builder otlpTraces(java.net.URI endpoint) {
+      dev.lake.flight.ops.CallTracing.checkEndpoint(endpoint);
+      this.otlpEndpoint = endpoint;
       return this;
     }
 

@@ -72,6 +72,8 @@ public final class MetasrvServer implements AutoCloseable {
   private final Admission admission;
   private final Vertx vertx = Vertx.vertx();
   private final Health health;
+  private final dev.lake.flight.ops.CallTracing tracing;
+  private final io.opentelemetry.sdk.OpenTelemetrySdk ownedTelemetry;
   private final ServerMetrics metrics;
   private HttpServer http;
   private OpsEndpoint ops;
@@ -92,11 +94,16 @@ public final class MetasrvServer implements AutoCloseable {
     // Ready: leading, or following a leader it can forward to.
     this.health = Health.of(() -> leaderAddress().isPresent(),
         Set.of(SERVICE.fullyQualifiedName()));
-    this.metrics = ServerMetrics.create("metasrv", Stream.concat(
+    Set<String> methods = Stream.concat(
         Stream.of("Handshake", "ListActions", "GetFlightInfo", "GetSchema", "DoGet", "DoPut",
             "DoAction", "ListFlights", "PollFlightInfo", "DoExchange").map(SERVICE::pathOf),
         Stream.of("/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"))
-        .collect(Collectors.toUnmodifiableSet()));
+        .collect(Collectors.toUnmodifiableSet());
+    this.metrics = ServerMetrics.create("metasrv", methods);
+    this.ownedTelemetry = builder.otlpEndpoint == null ? null
+        : dev.lake.flight.ops.CallTracing.otlp(builder.otlpEndpoint, "lake-metasrv");
+    this.tracing = dev.lake.flight.ops.CallTracing.create(ownedTelemetry == null
+        ? io.opentelemetry.api.OpenTelemetry.noop() : ownedTelemetry, methods);
     metrics.registry().gauge("lake_metasrv_leader", this, server -> server.isLeader() ? 1 : 0);
     metrics.registry().gauge("lake_workers_active", workers, ThreadPoolExecutor::getActiveCount);
     metrics.registry().gauge("lake_workers_queued", workers, w -> w.getQueue().size());
@@ -127,7 +134,7 @@ public final class MetasrvServer implements AutoCloseable {
       config.tls.apply(options);
     }
     HttpServer server = vertx.createHttpServer(options).requestHandler(metrics.instrument(
-        dev.lake.flight.auth.AuthGate.wrap(config.credentials.serverCheck(), grpc)));
+        tracing.instrument(dev.lake.flight.auth.AuthGate.wrap(config.credentials.serverCheck(), grpc))));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {
@@ -232,6 +239,9 @@ public final class MetasrvServer implements AutoCloseable {
     }
     await(vertx.close(), 10_000, "stopping Vert.x");
     workers.shutdownNow();
+    if (ownedTelemetry != null) {
+      ownedTelemetry.close();
+    }
     allocator.close();
   }
 
@@ -267,6 +277,9 @@ public final class MetasrvServer implements AutoCloseable {
       ops.close();
     }
     await(vertx.close(), 10_000, "stopping Vert.x");
+    if (ownedTelemetry != null) {
+      ownedTelemetry.close(); // flushes spans still buffered
+    }
     allocator.close();
     LOG.info("metasrv {} stopped", config.nodeId);
   }
@@ -494,6 +507,7 @@ public final class MetasrvServer implements AutoCloseable {
         new dev.lake.engine.MaintenancePolicy(128L << 20, 8, 100, Duration.ofDays(7));
     private String metricsHost = "127.0.0.1";
     private int metricsPort = -1;
+    private java.net.URI otlpEndpoint;
 
     private Builder() {}
 
@@ -608,6 +622,18 @@ public final class MetasrvServer implements AutoCloseable {
     /** Control bytes all calls may hold buffered together; default 512 MiB. */
     public Builder maxBufferedBytes(long bytes) {
       this.maxBufferedBytes = positive(bytes, "maxBufferedBytes");
+      return this;
+    }
+
+    /**
+     * Exports a span per call to the OTLP/HTTP collector at {@code endpoint} as service {@code
+     * lake-metasrv}; the server owns the exporter and flushes it on close. Default: none.
+     *
+     * @throws IllegalArgumentException if {@code endpoint} is not an http(s) URI with a host
+     */
+    public Builder otlpTraces(java.net.URI endpoint) {
+      dev.lake.flight.ops.CallTracing.checkEndpoint(endpoint);
+      this.otlpEndpoint = endpoint;
       return this;
     }
 

@@ -85,20 +85,30 @@ public final class ServerMetrics {
         .record(Duration.ofNanos(nanos));
   }
 
-  /** The call's gRPC status: in the trailers, or in the headers of a trailers-only answer. */
+  /** The call's gRPC status name: in the trailers, or in the headers of a trailers-only answer. */
   private static String status(HttpServerResponse response) {
+    int code = statusCode(response);
+    return code < 0 ? (code == -1 ? "none" : "UNKNOWN") : statusName(code);
+  }
+
+  /** The call's gRPC status code; -1 if it has none (yet), -2 if it is not a number. */
+  static int statusCode(HttpServerResponse response) {
     String code = response.trailers().get("grpc-status");
     if (code == null) {
       code = response.headers().get("grpc-status");
     }
     if (code == null) {
-      return "none";
+      return -1;
     }
     try {
-      int value = Integer.parseInt(code.trim());
-      return value >= 0 && value < STATUS_NAMES.length ? STATUS_NAMES[value] : "UNKNOWN";
+      return Integer.parseInt(code.trim());
     } catch (NumberFormatException e) {
-      return "UNKNOWN";
+      return -2;
     }
+  }
+
+  /** The name of gRPC status {@code code} (UNKNOWN for one outside the standard range). */
+  static String statusName(int code) {
+    return code >= 0 && code < STATUS_NAMES.length ? STATUS_NAMES[code] : "UNKNOWN";
   }
 }
