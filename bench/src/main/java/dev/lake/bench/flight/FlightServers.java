@@ -60,26 +60,7 @@ final class FlightServers implements AutoCloseable {
   final int examplePort;
 
   FlightServers(Path directory, int rows) throws Exception {
-    RocksDbMetaStore store = RocksDbMetaStore.open(directory.resolve("meta"));
-    opened.add(store);
-    java.util.HashMap<String, TableEngine> engines = new java.util.HashMap<>();
-    for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
-      TableEngine engine = factory.create(Map.of());
-      engines.put(factory.name(), engine);
-      opened.add(engine);
-    }
-    Catalog catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
-    opened.add(catalog);
-    CatalogCache registry = CatalogCache.start(catalog, engines);
-    opened.add(registry);
-    LakeFlightServer lake = LakeFlightServer.builder().registry(registry)
-        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry), 1L << 30,
-            Runtime.getRuntime().availableProcessors()))
-        .allocator(root)
-        .build();
-    lake.start();
-    opened.add(lake);
-    lakePort = lake.port();
+    lakePort = startLake(directory, root, opened).port();
 
     // FlightSqlExample keeps its Derby database under target/ relative to derby.system.home.
     System.setProperty("derby.system.home", directory.toString());
@@ -103,6 +84,35 @@ final class FlightServers implements AutoCloseable {
 
     loadLake(rows);
     loadDerby(rows);
+  }
+
+  /**
+   * Starts lake's Flight SQL server on a free loopback port with a RocksDB registry under {@code
+   * directory} and every discovered engine, as {@code lake dev} wires it; what it opened (the
+   * server last) is added to {@code opened} for the caller to close in reverse order.
+   */
+  static LakeFlightServer startLake(Path directory, BufferAllocator root,
+      List<AutoCloseable> opened) throws Exception {
+    RocksDbMetaStore store = RocksDbMetaStore.open(directory.resolve("meta"));
+    opened.add(store);
+    java.util.HashMap<String, TableEngine> engines = new java.util.HashMap<>();
+    for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
+      TableEngine engine = factory.create(Map.of());
+      engines.put(factory.name(), engine);
+      opened.add(engine);
+    }
+    Catalog catalog = Catalog.open(store, engines, directory.resolve("warehouse"));
+    opened.add(catalog);
+    CatalogCache registry = CatalogCache.start(catalog, engines);
+    opened.add(registry);
+    LakeFlightServer lake = LakeFlightServer.builder().registry(registry)
+        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry), 1L << 30,
+            Runtime.getRuntime().availableProcessors()))
+        .allocator(root)
+        .build();
+    lake.start();
+    opened.add(lake);
+    return lake;
   }
 
   /** A new client of lake's server; the caller closes it. */

@@ -395,7 +395,7 @@ public final class FlightStatementBench {
 
   // ---- plumbing --------------------------------------------------------------------------
 
-  private static String loadAverage() {
+  static String loadAverage() {
     try {
       String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
       return fields[0];
@@ -437,7 +437,7 @@ public final class FlightStatementBench {
     return new Options(seconds, warmup, rounds, rows, connections, ingestRows, ingestOps, only);
   }
 
-  private static void deleteTree(Path directory) throws java.io.IOException {
+  static void deleteTree(Path directory) throws java.io.IOException {
     try (var paths = Files.walk(directory)) {
       for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(path);
