@@ -276,6 +276,8 @@ final class FlightSqlService {
 
   private void doGet(GrpcServerRequest<Flight.Ticket, Flight.FlightData> request) {
     Context context = Vertx.currentContext();
+    // Taken now: the handler runs within the HTTP request's dispatch (see DoGetResponses).
+    io.vertx.core.http.HttpServerResponse http = DoGetResponses.take();
     Principal principal = principal(request);
     request.last().onComplete(ar -> {
       if (ar.failed()) {
@@ -331,7 +333,7 @@ final class FlightSqlService {
       long started = System.nanoTime();
       QueryAdmission.Slot[] slot = new QueryAdmission.Slot[1];
       boolean[] admitted = new boolean[1];
-      ResultStream stream = new ResultStream(context, workers, request.response(),
+      ResultStream stream = new ResultStream(context, workers, request.response(), http,
           maxBytesInFlight, opener, control, deadlineMillis, new ResultStream.Listener() {
             @Override
             public void wrote(int bytes) {

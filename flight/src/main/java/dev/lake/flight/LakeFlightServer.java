@@ -125,7 +125,7 @@ public final class LakeFlightServer implements AutoCloseable {
     return request -> {
       io.vertx.core.http.HttpServerResponse response = request.response();
       response.headersEndHandler(v -> response.headers().remove("content-length"));
-      calls.handle(request);
+      DoGetResponses.handle(request, calls);
     };
   }
 
