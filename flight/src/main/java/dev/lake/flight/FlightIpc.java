@@ -34,10 +34,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * header in {@code data_header} and its body buffers, laid out at the offsets the header
  * announces, in {@code data_body}.
  *
- * <p>Outgoing batches are serialized on a worker thread into one heap array each (one copy of
- * the Arrow buffers), so the Arrow buffers can be released as soon as a message is encoded and
- * the bytes in flight are plain heap memory. Writing the Arrow buffers straight to the socket
- * (zero-copy, direct composite buffers) is a later optimisation of this class.
+ * <p>{@code DoGet}'s batches go out as {@link OutgoingMessage}s over the Arrow buffers themselves;
+ * {@link #encodedBatch} (one heap copy) serves the messages built up front.
  *
  * <p>Public only for lake's own Flight servers (the Metasrv package); not an API.
  */
@@ -90,11 +88,23 @@ public final class FlightIpc {
     }
   }
 
-  static byte[] encodedBatch(ArrowRecordBatch batch) {
-    ByteString header = ByteString.copyFrom(MessageSerializer.serializeMetadata(batch, OPTION));
-    long bodyLength = batch.computeBodyLength();
-    long size = CodedOutputStream.computeBytesSize(Flight.FlightData.DATA_HEADER_FIELD_NUMBER,
-        header)
+  /**
+   * The current contents of {@code root} as one record-batch message over its own buffers (no
+   * copy of the body); the caller closes it once written.
+   */
+  static OutgoingMessage outgoingBatch(VectorSchemaRoot root) {
+    return OutgoingMessage.batch(root, OPTION);
+  }
+
+  /**
+   * The size of a record-batch {@code FlightData} with a flatbuffer header of {@code
+   * headerBytes} and a body of {@code bodyLength}.
+   *
+   * @throws IllegalStateException if it exceeds what one message can carry
+   */
+  static int flightDataSize(int headerBytes, long bodyLength) {
+    long size = CodedOutputStream.computeTagSize(Flight.FlightData.DATA_HEADER_FIELD_NUMBER)
+        + CodedOutputStream.computeUInt32SizeNoTag(headerBytes) + headerBytes
         + CodedOutputStream.computeTagSize(Flight.FlightData.DATA_BODY_FIELD_NUMBER)
         + CodedOutputStream.computeUInt64SizeNoTag(bodyLength)
         + bodyLength;
@@ -102,7 +112,13 @@ public final class FlightIpc {
       throw new IllegalStateException("record batch of " + bodyLength
           + " body bytes exceeds the 2 GiB Flight message limit; use smaller batches");
     }
-    byte[] message = new byte[(int) size];
+    return (int) size;
+  }
+
+  static byte[] encodedBatch(ArrowRecordBatch batch) {
+    ByteString header = ByteString.copyFrom(MessageSerializer.serializeMetadata(batch, OPTION));
+    long bodyLength = batch.computeBodyLength();
+    byte[] message = new byte[flightDataSize(header.size(), bodyLength)];
     CodedOutputStream out = CodedOutputStream.newInstance(message);
     try {
       out.writeBytes(Flight.FlightData.DATA_HEADER_FIELD_NUMBER, header);

@@ -280,6 +280,8 @@ final class FlightSqlService {
 
   private void doGet(GrpcServerRequest<Flight.Ticket, Flight.FlightData> request) {
     Context context = Vertx.currentContext();
+    // Taken now: the handler runs within the HTTP request's dispatch (see DoGetResponses).
+    io.vertx.core.http.HttpServerResponse http = DoGetResponses.take();
     Principal principal = principal(request);
     request.last().onComplete(ar -> {
       if (ar.failed()) {
@@ -336,7 +338,7 @@ final class FlightSqlService {
       QueryAdmission.Slot[] slot = new QueryAdmission.Slot[1];
       boolean[] admitted = new boolean[1];
       ResultStream stream = new ResultStream(context,
-          Grants.as(principal, fairWorkers.forTenant(tenant)), request.response(),
+          Grants.as(principal, fairWorkers.forTenant(tenant)), request.response(), http,
           maxBytesInFlight, opener, control, deadlineMillis, new ResultStream.Listener() {
             @Override
             public void wrote(int bytes) {

@@ -130,7 +130,7 @@ public final class LakeFlightServer implements AutoCloseable {
     return request -> {
       io.vertx.core.http.HttpServerResponse response = request.response();
       response.headersEndHandler(v -> response.headers().remove("content-length"));
-      calls.handle(request);
+      DoGetResponses.handle(request, calls);
     };
   }
 
@@ -173,9 +173,9 @@ public final class LakeFlightServer implements AutoCloseable {
       config.tls.apply(options);
     }
     HttpServer server = vertx.createHttpServer(options)
-        .requestHandler(metrics.instrument(tracing.instrument(dev.lake.flight.auth.AuthGate.wrap(
+        .requestHandler(metrics.instrument(dev.lake.flight.auth.AuthGate.wrap(
             config.authenticator == null ? null : config.authenticator::authenticate,
-            withoutContentLength(grpc)))));
+            withoutContentLength(grpc)), tracing));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {

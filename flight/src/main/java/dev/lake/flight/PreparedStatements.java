@@ -428,6 +428,8 @@ final class PreparedStatements {
     private int next;
     private Schema schema;
     private QueryResultSource current;
+    // Closed with the stream: their last messages may still be in flight.
+    private final List<QueryResultSource> ended = new java.util.ArrayList<>();
 
     RowsSource(String sql, Map<dev.lake.sql.TableName, dev.lake.engine.Version> pins,
         String defaultSchema, List<List<Object>> rows, QueryControl control) {
@@ -442,7 +444,7 @@ final class PreparedStatements {
     }
 
     @Override
-    public byte[] next() throws Exception {
+    public OutgoingMessage next() throws Exception {
       while (true) {
         if (current == null) {
           if (next == rows.size()) {
@@ -457,27 +459,43 @@ final class PreparedStatements {
           }
           current = new QueryResultSource(query, allocator.newChildAllocator(
               "doget-bound-" + id + "-" + next, 0, Long.MAX_VALUE), control);
-          byte[] schemaMessage = current.next();
+          OutgoingMessage schemaMessage = current.next();
           if (schema == null) {
             schema = query.schema();
             return schemaMessage;
           }
+          schemaMessage.close();
         }
-        byte[] message = current.next();
+        OutgoingMessage message = current.next();
         if (message != null) {
           return message;
         }
-        QueryResultSource finished = current;
+        ended.add(current);
         current = null;
-        finished.close();
       }
     }
 
     @Override
     public void close() {
       if (current != null) {
-        current.close();
+        ended.add(current);
         current = null;
+      }
+      RuntimeException failure = null;
+      for (QueryResultSource source : ended) {
+        try {
+          source.close();
+        } catch (RuntimeException e) {
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
+      }
+      ended.clear();
+      if (failure != null) {
+        throw failure;
       }
     }
   }

@@ -34,13 +34,13 @@ final class QueryResultSource implements ResultStream.Source {
   }
 
   @Override
-  public byte[] next() throws IOException {
+  public OutgoingMessage next() throws IOException {
     VectorSchemaRoot root = reader.getVectorSchemaRoot();
     if (!schemaSent) {
       schemaSent = true;
-      return FlightIpc.schemaMessage(schema).toByteArray();
+      return OutgoingMessage.of(FlightIpc.schemaMessage(schema).toByteArray());
     }
-    return reader.loadNextBatch() ? FlightIpc.encodedBatch(root) : null;
+    return reader.loadNextBatch() ? FlightIpc.outgoingBatch(root) : null;
   }
 
   @Override
@@ -59,8 +59,8 @@ final class QueryResultSource implements ResultStream.Source {
     Iterator<Flight.FlightData> iterator = messages.iterator();
     return new ResultStream.Source() {
       @Override
-      public byte[] next() {
-        return iterator.hasNext() ? iterator.next().toByteArray() : null;
+      public OutgoingMessage next() {
+        return iterator.hasNext() ? OutgoingMessage.of(iterator.next().toByteArray()) : null;
       }
 
       @Override

@@ -3,7 +3,7 @@ package dev.lake.flight;
 import dev.lake.exec.QueryControl;
 import dev.lake.exec.QueryStoppedException;
 import io.vertx.core.Context;
-import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.grpc.common.GrpcMessage;
 import io.vertx.grpc.common.WireFormat;
 import io.vertx.grpc.server.GrpcServerResponse;
@@ -15,13 +15,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Streams one {@code DoGet} result with backpressure. A worker task produces serialized
- * messages (opening the source, executing, encoding) until they add up to the bytes that may
- * still be in flight, or the stream ends; the event loop frames
- * and writes them. The next task starts only while fewer than {@code maxBytesInFlight} bytes are
- * written but not yet flushed and the response's write queue is not full, so a slow client
- * holds about that much heap (at most one message more) and no thread ever waits for it. A
- * short result is one task: one hand-off to a worker and one back.
+ * Streams one {@code DoGet} result with backpressure. A worker task produces messages
+ * (opening the source, executing, encoding) until they add up to the bytes that may still be in
+ * flight, or the stream ends; the event loop writes them. A batch message is an {@link
+ * OutgoingMessage} over the result's own Arrow buffers, written as one gRPC frame straight to
+ * the call's HTTP/2 response (the gRPC response sends the headers and the status). The next task
+ * starts only while fewer than {@code maxBytesInFlight} bytes are written but not yet flushed and
+ * the response's write queue is not full, so a slow client holds about that much of the query's
+ * memory (at most one task's messages more) and no thread ever waits for it. A short result is
+ * one task: one hand-off to a worker and one back.
+ *
+ * <p>Buffers: each message is closed exactly once, when its write completes (written, failed or
+ * the stream gone) or, never written, as soon as the stream has ended; the source (and with it
+ * the query's allocator) is closed only after the last message.
  *
  * <p>Stopping: when the client cancels or goes away, the query's {@link QueryControl} is
  * cancelled, so a worker producing a message stops within a batch (and the workers of a
@@ -40,10 +46,16 @@ final class ResultStream {
 
   /** Produces a stream's messages on worker threads, one call at a time. */
   interface Source extends AutoCloseable {
-    /** The next serialized {@code FlightData} (the schema first), or null at the end. */
-    byte[] next() throws Exception;
+    /**
+     * The next {@code FlightData} (the schema first), or null at the end; the stream closes
+     * each message once written or dropped.
+     */
+    OutgoingMessage next() throws Exception;
 
-    /** Releases everything the source holds; called exactly once. */
+    /**
+     * Releases everything the source holds; called exactly once, after every message it gave
+     * was closed.
+     */
     @Override
     void close();
   }
@@ -63,6 +75,8 @@ final class ResultStream {
   private final Context context;
   private final Executor workers;
   private final GrpcServerResponse<?, Flight.FlightData> response;
+  /** The call's HTTP/2 response, written directly (prefix and all), or null: through {@link #response}. */
+  private final HttpServerResponse http;
   private final long maxBytesInFlight;
   private final Callable<Source> opener;
   private final QueryControl control;
@@ -73,19 +87,25 @@ final class ResultStream {
   private long deadlineTimer = -1;
   private long bytesInFlight;
   private boolean producing;
+  /** Messages handed to a write that has not completed yet (each closed on completion). */
+  private int unreleased;
+  private boolean headSent;
   private boolean finished;
   private boolean done;
 
   /**
    * @param control stops the query the source runs (cancel, deadline)
    * @param deadlineMillis the call's time limit (the same as {@code control}'s), or 0 for none
+   * @param http the call's HTTP/2 response underneath {@code response}, to write the messages'
+   *     frames to without another copy, or null to write them through {@code response}
    */
   ResultStream(Context context, Executor workers, GrpcServerResponse<?, Flight.FlightData> response,
-      long maxBytesInFlight, Callable<Source> opener, QueryControl control, long deadlineMillis,
+      HttpServerResponse http, long maxBytesInFlight, Callable<Source> opener, QueryControl control, long deadlineMillis,
       Listener listener) {
     this.context = context;
     this.workers = workers;
     this.response = response;
+    this.http = http;
     this.maxBytesInFlight = maxBytesInFlight;
     this.opener = opener;
     this.control = control;
@@ -165,7 +185,7 @@ final class ResultStream {
     long allowance = Math.max(1, Math.min(TASK_BYTES, maxBytesInFlight - bytesInFlight));
     try {
       workers.execute(() -> {
-        java.util.List<byte[]> produced = new java.util.ArrayList<>(2);
+        java.util.List<OutgoingMessage> produced = new java.util.ArrayList<>(2);
         boolean ended = false;
         Throwable error = null;
         try {
@@ -174,13 +194,13 @@ final class ResultStream {
           }
           long bytes = 0;
           while (bytes < allowance) {
-            byte[] next = source.next();
+            OutgoingMessage next = source.next();
             if (next == null) {
               ended = true;
               break;
             }
             produced.add(next);
-            bytes += next.length;
+            bytes += next.size();
           }
         } catch (Throwable e) {
           error = e;
@@ -195,30 +215,22 @@ final class ResultStream {
     }
   }
 
-  private void onProduced(java.util.List<byte[]> messages, boolean end, Throwable error) {
+  private void onProduced(java.util.List<OutgoingMessage> messages, boolean end, Throwable error) {
+    // Still producing while the messages are handed on: a write may complete at once, and its
+    // completion must neither start the next task nor close the source before this one is done.
+    for (int i = 0; i < messages.size(); i++) {
+      OutgoingMessage message = messages.get(i);
+      if (finished) {
+        // Cancelled, or a failed write cancelled the stream: what is left is never written.
+        message.close();
+        continue;
+      }
+      write(message);
+    }
     producing = false;
     if (finished) {
       closeSource();
       return;
-    }
-    for (byte[] message : messages) {
-      int size = message.length;
-      bytesInFlight += size;
-      listener.wrote(size);
-      // Already serialized on the worker: the event loop only frames and writes it.
-      response.writeMessage(GrpcMessage.message("identity", WireFormat.PROTOBUF,
-          Buffer.buffer(message))).onComplete(ar -> {
-        bytesInFlight -= size;
-        if (ar.failed()) {
-          cancel();
-        } else {
-          maybeProduce();
-        }
-      });
-      if (finished) {
-        // A failed write cancelled the stream.
-        return;
-      }
     }
     if (error != null) {
       finish(error);
@@ -227,6 +239,44 @@ final class ResultStream {
     } else {
       maybeProduce();
     }
+  }
+
+  // Already encoded on the worker: the event loop only writes it. The message is closed (its
+  // buffers released) when the write completes, whichever way, and the source only after that.
+  private void write(OutgoingMessage message) {
+    int size = message.size();
+    bytesInFlight += size;
+    unreleased++;
+    listener.wrote(size);
+    io.vertx.core.Future<Void> written;
+    try {
+      if (http != null) {
+        if (!headSent) {
+          headSent = true;
+          response.writeHead();
+        }
+        written = http.write(message.framed());
+      } else {
+        written = response.writeMessage(GrpcMessage.message("identity", WireFormat.PROTOBUF,
+            message.copiedPayload()));
+      }
+    } catch (RuntimeException e) {
+      // The stream is gone (reset, closed) under the response.
+      written = io.vertx.core.Future.failedFuture(e);
+    }
+    written.onComplete(ar -> {
+      bytesInFlight -= size;
+      unreleased--;
+      message.close();
+      if (ar.failed()) {
+        cancel();
+      } else {
+        maybeProduce();
+      }
+      if (finished && !producing && unreleased == 0) {
+        closeSource();
+      }
+    });
   }
 
   private void finish(Throwable error) {
@@ -246,6 +296,10 @@ final class ResultStream {
     if (!done) {
       done = true;
       listener.done();
+    }
+    if (unreleased > 0) {
+      // The last write's completion closes it.
+      return;
     }
     Source toClose = source;
     source = null;

@@ -1,5 +1,6 @@
 package dev.lake.flight;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -74,6 +75,37 @@ class FlightIpcTest {
       Message batch = FlightIpc.header(FlightIpc.batchMessage(source).getDataHeader());
       assertThrows(FlightIpc.IpcException.class, () -> FlightIpc.schema(batch));
       assertThrows(FlightIpc.IpcException.class, () -> FlightIpc.header(ByteString.EMPTY));
+    }
+  }
+
+  @Test
+  void anOutgoingBatchIsTheEncodedMessageOverTheArrowBuffersAndReleasesThemOnce() {
+    try (BufferAllocator allocator = new RootAllocator()) {
+      BufferAllocator query = allocator.newChildAllocator("query", 0, Long.MAX_VALUE);
+      VectorSchemaRoot source = VectorSchemaRoot.create(SCHEMA, query);
+      BigIntVector ids = (BigIntVector) source.getVector("id");
+      VarCharVector names = (VarCharVector) source.getVector("name");
+      for (int i = 0; i < 5; i++) {
+        ids.setSafe(i, 7L * i);
+        names.setSafe(i, ("n" + i).getBytes(StandardCharsets.UTF_8));
+      }
+      names.setNull(3);
+      source.setRowCount(5);
+      byte[] encoded = FlightIpc.encodedBatch(source);
+      OutgoingMessage message = FlightIpc.outgoingBatch(source);
+      // The message holds the buffers: the root lets go of its own and they stay readable.
+      source.close();
+      assertEquals(encoded.length, message.size());
+      io.vertx.core.buffer.Buffer framed = message.framed();
+      assertEquals(OutgoingMessage.PREFIX_BYTES + encoded.length, framed.length());
+      assertEquals(0, framed.getByte(0), "not compressed");
+      assertEquals(encoded.length, framed.getInt(1));
+      assertArrayEquals(encoded, framed.getBytes(OutgoingMessage.PREFIX_BYTES, framed.length()));
+      assertArrayEquals(encoded, message.copiedPayload().getBytes());
+      message.close();
+      message.close();
+      assertEquals(0, query.getAllocatedMemory(), "released once, at close");
+      query.close();
     }
   }
 }

@@ -109,6 +109,9 @@ class FlightTracingTest {
       assertFalse(span.getAttributes().toString().contains("secret-literal"),
           "no SQL text in a span: " + span.getAttributes());
     }
+    String scrape = lake.server.metrics().scrape();
+    assertTrue(scrape.contains("lake_grpc_calls_total{method=\"/arrow.flight.protocol.FlightService/DoGet\""),
+        "calls are still counted beside their spans: " + scrape);
   }
 
   @Test

@@ -60,15 +60,7 @@ final class FlightServers implements AutoCloseable {
   final int examplePort;
 
   FlightServers(Path directory, int rows) throws Exception {
-    CatalogCache registry = registry(directory, opened);
-    LakeFlightServer lake = LakeFlightServer.builder().registry(registry)
-        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry), 1L << 30,
-            Runtime.getRuntime().availableProcessors()))
-        .allocator(root)
-        .build();
-    lake.start();
-    opened.add(lake);
-    lakePort = lake.port();
+    lakePort = startLake(directory, root, opened).port();
 
     // FlightSqlExample keeps its Derby database under target/ relative to derby.system.home.
     System.setProperty("derby.system.home", directory.toString());
@@ -112,6 +104,23 @@ final class FlightServers implements AutoCloseable {
     CatalogCache registry = CatalogCache.start(catalog, engines);
     opened.add(registry);
     return registry;
+  }
+
+  /**
+   * Starts lake's Flight SQL server on a free loopback port over {@link #registry}; what it opened
+   * (the server last) is added to {@code opened} for the caller to close in reverse order.
+   */
+  static LakeFlightServer startLake(Path directory, BufferAllocator root,
+      List<AutoCloseable> opened) throws Exception {
+    CatalogCache registry = registry(directory, opened);
+    LakeFlightServer lake = LakeFlightServer.builder().registry(registry)
+        .sqlEngine(new SqlEngine(new CatalogSqlCatalog(registry), 1L << 30,
+            Runtime.getRuntime().availableProcessors()))
+        .allocator(root)
+        .build();
+    lake.start();
+    opened.add(lake);
+    return lake;
   }
 
   /** A new client of lake's server; the caller closes it. */

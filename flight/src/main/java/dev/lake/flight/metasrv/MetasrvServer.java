@@ -134,7 +134,7 @@ public final class MetasrvServer implements AutoCloseable {
       config.tls.apply(options);
     }
     HttpServer server = vertx.createHttpServer(options).requestHandler(metrics.instrument(
-        tracing.instrument(dev.lake.flight.auth.AuthGate.wrap(config.credentials.serverCheck(), grpc))));
+        dev.lake.flight.auth.AuthGate.wrap(config.credentials.serverCheck(), grpc), tracing));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {

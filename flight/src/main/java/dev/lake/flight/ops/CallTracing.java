@@ -14,7 +14,6 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
-import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -98,41 +97,38 @@ public final class CallTracing {
     }
   }
 
-  /** Wraps a server's request handler so that every call is one server span. */
-  public Handler<HttpServerRequest> instrument(Handler<HttpServerRequest> calls) {
-    Objects.requireNonNull(calls, "calls");
+  /**
+   * Starts the server span of the call {@code request} begins; the returned action ends it with
+   * the call's final status, once (run it when the response has ended). Event loop only.
+   */
+  Runnable start(HttpServerRequest request) {
     if (!enabled) {
-      return calls;
+      return () -> {};
     }
-    return request -> {
-      Context parent = W3CTraceContextPropagator.getInstance()
-          .extract(Context.root(), request.headers(), HEADERS);
-      String path = methods.contains(request.path()) ? request.path() : "other";
-      int slash = path.lastIndexOf('/');
-      String service = slash > 0 ? path.substring(1, slash) : "other";
-      String method = slash > 0 ? path.substring(slash + 1) : "other";
-      Span span = tracer.spanBuilder(service + "/" + method).setParent(parent)
-          .setSpanKind(SpanKind.SERVER)
-          .setAttribute(RPC_SYSTEM, "grpc").setAttribute(RPC_SERVICE, service)
-          .setAttribute(RPC_METHOD, method).startSpan();
-      HttpServerResponse response = request.response();
-      AtomicBoolean ended = new AtomicBoolean();
-      Handler<Void> end = v -> {
-        if (ended.compareAndSet(false, true)) {
-          int code = ServerMetrics.statusCode(response);
-          if (code >= 0) {
-            span.setAttribute(GRPC_STATUS, (long) code);
-          }
-          if (code != 0) {
-            span.setStatus(StatusCode.ERROR, code < 0 ? "no gRPC status (connection closed)"
-                : ServerMetrics.statusName(code));
-          }
-          span.end();
+    Context parent = W3CTraceContextPropagator.getInstance()
+        .extract(Context.root(), request.headers(), HEADERS);
+    String path = methods.contains(request.path()) ? request.path() : "other";
+    int slash = path.lastIndexOf('/');
+    String service = slash > 0 ? path.substring(1, slash) : "other";
+    String method = slash > 0 ? path.substring(slash + 1) : "other";
+    Span span = tracer.spanBuilder(service + "/" + method).setParent(parent)
+        .setSpanKind(SpanKind.SERVER)
+        .setAttribute(RPC_SYSTEM, "grpc").setAttribute(RPC_SERVICE, service)
+        .setAttribute(RPC_METHOD, method).startSpan();
+    HttpServerResponse response = request.response();
+    AtomicBoolean ended = new AtomicBoolean();
+    return () -> {
+      if (ended.compareAndSet(false, true)) {
+        int code = ServerMetrics.statusCode(response);
+        if (code >= 0) {
+          span.setAttribute(GRPC_STATUS, (long) code);
         }
-      };
-      response.endHandler(end);
-      response.closeHandler(end);
-      calls.handle(request);
+        if (code != 0) {
+          span.setStatus(StatusCode.ERROR, code == -1 ? "no gRPC status (the stream was reset)"
+              : ServerMetrics.statusName(code));
+        }
+        span.end();
+      }
     };
   }
 }

@@ -62,12 +62,27 @@ public final class ServerMetrics {
    * its trailers ({@code lake_grpc_call_seconds}).
    */
   public Handler<HttpServerRequest> instrument(Handler<HttpServerRequest> calls) {
+    return instrument(calls, null);
+  }
+
+  /**
+   * As {@link #instrument(Handler)}, each call also a server span of {@code tracing} (null:
+   * none). One end handler serves both: a response has only one.
+   */
+  public Handler<HttpServerRequest> instrument(Handler<HttpServerRequest> calls,
+      CallTracing tracing) {
     Objects.requireNonNull(calls, "calls");
     return request -> {
       long start = System.nanoTime();
       String method = methods.contains(request.path()) ? request.path() : "other";
       HttpServerResponse response = request.response();
-      response.endHandler(v -> record(method, status(response), System.nanoTime() - start));
+      Runnable traced = tracing == null ? null : tracing.start(request);
+      response.endHandler(v -> {
+        record(method, status(response), System.nanoTime() - start);
+        if (traced != null) {
+          traced.run();
+        }
+      });
       calls.handle(request);
     };
   }
