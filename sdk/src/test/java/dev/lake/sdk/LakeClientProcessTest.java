@@ -145,6 +145,22 @@ class LakeClientProcessTest {
   }
 
   @Test
+  void aFileDeletedDuringItsUploadStillStoresTheBytesItDigested() throws Exception {
+    Held held = startHeldAtPartThree("deleted", 10);
+    Files.delete(held.file()); // POSIX: the upload reads on through its open descriptor
+    held.hold().release(true);
+    assertEquals(0, held.child().await(), held.child()::output);
+
+    assertEquals(held.version() + 1, server.version("robots", "episodes"));
+    List<DataLocation> rows = rows();
+    assertEquals(1, rows.size());
+    assertEquals(held.sha(), rows.getFirst().sha256());
+    assertEquals(FOUR_PARTS, store.headObject(r -> r.bucket(BUCKET)
+        .key(contentKey(held.sha()))).contentLength());
+    assertNoResumeRecord("the resume record is removed once the upload completed");
+  }
+
+  @Test
   void theHeapStaysBoundedWhileALargeFileUploads() throws Exception {
     Path file = file(9, MEMORY_BYTES);
     String sha = HexSha.of(file);
