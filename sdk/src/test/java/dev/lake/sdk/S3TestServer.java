@@ -14,7 +14,10 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
-/** S3Proxy over a directory on a free loopback port, AWS V4 authentication, path-style. */
+/**
+ * S3Proxy over a directory on a free loopback port, AWS V4 authentication, path-style; its
+ * multipart parts go through a {@link PartGate}.
+ */
 final class S3TestServer implements AutoCloseable {
 
   static final StageCredentials CREDENTIALS = StageCredentials.of("lake-test", "lake-test-secret");
@@ -22,17 +25,20 @@ final class S3TestServer implements AutoCloseable {
   private final S3Proxy proxy;
   private final BlobStore blobs;
   final URI endpoint;
+  /** The store's multipart parts: counted, and one can be held mid-upload. */
+  final PartGate parts;
 
-  private S3TestServer(S3Proxy proxy, BlobStore blobs) {
+  private S3TestServer(S3Proxy proxy, PartGate blobs) {
     this.proxy = proxy;
     this.blobs = blobs;
+    this.parts = blobs;
     this.endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
   }
 
   static S3TestServer start(Path dir, String bucket) throws Exception {
     Properties p = new Properties();
     p.setProperty("jclouds.filesystem.basedir", dir.toString());
-    BlobStore blobs = BlobStores.create("filesystem-nio2", p);
+    PartGate blobs = new PartGate(BlobStores.create("filesystem-nio2", p));
     S3Proxy proxy = S3Proxy.builder().blobStore(blobs)
         .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, CREDENTIALS.accessKeyId(),
             CREDENTIALS.secretAccessKey())
