@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -97,6 +98,7 @@ public final class PutCommand implements Callable<Integer> {
   boolean quiet;
 
   private final BooleanSupplier terminal;
+  private final UnaryOperator<UploadProgress> progress;
 
   /** Draws progress in place when there is a terminal. */
   public PutCommand() {
@@ -105,7 +107,16 @@ public final class PutCommand implements Callable<Integer> {
 
   /** For tests: {@code terminal} decides whether progress is one line redrawn in place. */
   public PutCommand(BooleanSupplier terminal) {
+    this(terminal, UnaryOperator.identity());
+  }
+
+  /**
+   * For tests and embedding: {@code progress} wraps the upload's progress listener (a wrapper
+   * that throws stops the upload, leaving an S3 multipart upload to resume).
+   */
+  public PutCommand(BooleanSupplier terminal, UnaryOperator<UploadProgress> progress) {
     this.terminal = terminal;
+    this.progress = progress;
   }
 
   @Override
@@ -147,9 +158,9 @@ public final class PutCommand implements Callable<Integer> {
       } catch (ColumnValue.Unconvertible e) {
         return refuse(err, e.getMessage());
       }
-      StoredLocation stored = new StoredLocation(quiet ? UploadProgress.none()
+      StoredLocation stored = new StoredLocation(progress.apply(quiet ? UploadProgress.none()
           : new ProgressLine(err, file.getFileName().toString(), terminal.getAsBoolean(),
-              System::nanoTime));
+              System::nanoTime)));
       values.addFirst(upload.withProgress(stored));
       columns.addFirst(fileColumn);
       long rows = lake.execute(insert(columns), values.toArray());
