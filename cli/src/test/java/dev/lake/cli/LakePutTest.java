@@ -214,6 +214,20 @@ class LakePutTest {
     }
   }
 
+  @Test
+  void lakeListsPutAndGet() {
+    StringWriter out = new StringWriter();
+    CommandLine lakeCommand = new CommandLine(new Lake());
+    lakeCommand.setOut(new PrintWriter(out, true));
+    assertEquals(0, lakeCommand.execute("--help"));
+    assertTrue(out.toString().contains("  put "), out.toString());
+    assertTrue(out.toString().contains("  get "), out.toString());
+    StringWriter help = new StringWriter();
+    lakeCommand.getSubcommands().get("get").setOut(new PrintWriter(help, true));
+    assertEquals(0, lakeCommand.execute("get", "--help"));
+    assertTrue(help.toString().contains("--from"), help.toString());
+  }
+
   private static void assertRefused(int exit, String named, Run run) {
     assertEquals(exit, run.exit(), run.err());
     assertTrue(run.err().contains(named), "expected '" + named + "' in: " + run.err());
