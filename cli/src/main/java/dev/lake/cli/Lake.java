@@ -17,6 +17,7 @@ import picocli.CommandLine.Option;
     description = "A lakehouse for robot-training and ML data, served over Arrow Flight SQL.",
     subcommands = {Lake.Dev.class, ClusterCommand.class, MetastoreCommand.class, MetasrvCommand.class,
         QueryCommand.class, dev.lake.cli.sql.SqlCommand.class,
+        dev.lake.cli.objects.PutCommand.class, dev.lake.cli.objects.GetCommand.class,
         CommandLine.HelpCommand.class})
 public final class Lake implements Runnable {
 

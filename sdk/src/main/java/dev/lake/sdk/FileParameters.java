@@ -108,7 +108,9 @@ final class FileParameters {
 
   private static DataLocation put(ObjectStage stage, String parameter, FileUpload upload) {
     try {
-      return stage.put(upload.path(), upload.mimeType(), UploadProgress.none());
+      DataLocation location = stage.put(upload.path(), upload.mimeType(), upload.progress());
+      upload.progress().onStored(location);
+      return location;
     } catch (NoSuchFileException | AccessDeniedException e) {
       throw new LakeException.InvalidArgument(parameter + ": " + upload.path()
           + " cannot be read: " + e.getMessage(), e);

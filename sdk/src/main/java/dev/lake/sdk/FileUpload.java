@@ -13,10 +13,14 @@ import java.util.Objects;
  *     FileUpload.of(Path.of("run7.mp4"), "video/mp4"));
  * }</pre>
  *
+ * <p>{@link #withProgress} reports the upload's progress and the stored object's location, e.g.
+ * for a progress bar ({@code lake put} draws one).
+ *
  * @param path the file; it is read when the statement runs, not now
  * @param mimeType its media type ({@code type/subtype}), stored in the DataLocation
+ * @param progress told of the bytes stored while the file uploads, then of its location
  */
-public record FileUpload(Path path, String mimeType) {
+public record FileUpload(Path path, String mimeType, UploadProgress progress) {
 
   /** The media type when none is given. */
   public static final String DEFAULT_MIME_TYPE = "application/octet-stream";
@@ -28,12 +32,32 @@ public record FileUpload(Path path, String mimeType) {
   public FileUpload {
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(mimeType, "mimeType");
+    Objects.requireNonNull(progress, "progress");
     int slash = mimeType.indexOf('/');
     if (mimeType.isBlank() || slash <= 0 || slash == mimeType.length() - 1
         || !mimeType.strip().equals(mimeType)) {
       throw new IllegalArgumentException("invalid media type '" + mimeType
           + "': expected type/subtype, e.g. video/mp4");
     }
+  }
+
+  /**
+   * {@code path} with its media type and no progress reports.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code mimeType} is not {@code type/subtype}
+   */
+  public FileUpload(Path path, String mimeType) {
+    this(path, mimeType, UploadProgress.none());
+  }
+
+  /**
+   * This upload, reporting to {@code listener} from the uploading thread: {@link
+   * UploadProgress#onProgress} as bytes become durable in the stage, then {@link
+   * UploadProgress#onStored} once with the object's location, before the statement runs.
+   */
+  public FileUpload withProgress(UploadProgress listener) {
+    return new FileUpload(path, mimeType, listener);
   }
 
   /** {@code path} as {@value #DEFAULT_MIME_TYPE}. */

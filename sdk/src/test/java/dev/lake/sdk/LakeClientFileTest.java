@@ -106,6 +106,35 @@ class LakeClientFileTest {
   }
 
   @Test
+  void withProgressReportsTheBytesStoredThenTheLocationOfTheRow() throws Exception {
+    Path file = file(2, (1 << 20) + 5);
+    long size = Files.size(file);
+    List<Long> done = new ArrayList<>();
+    List<DataLocation> stored = new ArrayList<>();
+    UploadProgress listener = new UploadProgress() {
+      @Override
+      public void onProgress(long bytes, long total) {
+        assertEquals(size, total);
+        assertTrue(stored.isEmpty(), "progress after onStored");
+        done.add(bytes);
+      }
+
+      @Override
+      public void onStored(DataLocation location) {
+        stored.add(location);
+      }
+    };
+    assertEquals(1, lake.execute(INSERT, 8, FileUpload.of(file, "video/mp4").withProgress(listener)));
+    assertEquals(size, done.getLast());
+    for (int i = 1; i < done.size(); i++) {
+      assertTrue(done.get(i) >= done.get(i - 1), done.toString());
+    }
+    assertEquals(locations(), stored);
+    assertEquals(FileUpload.of(file, "video/mp4"), new FileUpload(file, "video/mp4"));
+    assertThrows(NullPointerException.class, () -> FileUpload.of(file).withProgress(null));
+  }
+
+  @Test
   void manyFilesInOneStatementAppendOneVersionAndALocationIsBoundAsIs() throws Exception {
     Path a = file(2, 100_000);
     Path b = file(3, 200_000);

@@ -55,16 +55,7 @@ public final class SqlCommand implements Callable<Integer> {
   @Option(names = {"-h", "--help"}, usageHelp = true, description = "Shows this help and exits.")
   boolean help;
 
-  @Option(names = {"-e", "--endpoint"}, converter = Endpoint.Converter.class,
-      defaultValue = "${env:LAKE_ENDPOINT:-grpc://127.0.0.1:31337}", paramLabel = "URI",
-      description = "Flight SQL endpoint: grpc://host:port, or grpc+tls://host:port for TLS"
-          + " (default: $LAKE_ENDPOINT or ${DEFAULT-VALUE}, where `lake dev` listens).")
-  Endpoint endpoint;
-
-  @Option(names = {"-t", "--token"}, defaultValue = "${env:LAKE_TOKEN}", paramLabel = "TOKEN",
-      description = "Bearer token sent on every call as `authorization: Bearer TOKEN`"
-          + " (default: $LAKE_TOKEN; none when unset).")
-  String token;
+  @CommandLine.Mixin ConnectionOptions connection;
 
   @Option(names = "--tls-ca", defaultValue = "${env:LAKE_TLS_CA}", paramLabel = "FILE",
       description = "PEM CA certificate(s) to trust for a grpc+tls endpoint, e.g. the tls_ca of"
@@ -154,7 +145,7 @@ public final class SqlCommand implements Callable<Integer> {
           "--tls-ca: cannot read " + tlsCa);
     }
     try {
-      return SqlSession.open(endpoint, token, tlsCa);
+      return SqlSession.open(connection.endpoint, connection.token, tlsCa);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--token: " + e.getMessage());
     }
