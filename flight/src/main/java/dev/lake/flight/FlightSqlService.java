@@ -80,6 +80,8 @@ final class FlightSqlService {
   private final Authenticator authenticator;
   /** Answers {@code lake.stage}; null: no managed stage configured. */
   private StageAction stage;
+  /** Answers {@code lake.presign}; null: no managed stage configured. */
+  private PresignAction presign;
   private final QueryAdmission admission;
   private final QueryMeters meters;
 
@@ -115,8 +117,9 @@ final class FlightSqlService {
   }
 
   /** Serves action {@code lake.stage} from {@code stage}; called before {@link #register}. */
-  void stage(StageAction stage) {
+  void stage(StageAction stage, PresignAction presign) {
     this.stage = stage;
+    this.presign = presign;
   }
 
   void register(GrpcServer server) {
@@ -580,11 +583,18 @@ final class FlightSqlService {
         }
         return stage.run(principal);
       }
+      case PresignAction.TYPE -> {
+        if (presign == null) {
+          throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
+              "this server has no managed object stage (start it with --stage)");
+        }
+        return presign.run(principal, action.getBody().toByteArray());
+      }
       default -> throw ErrorMapper.status(GrpcStatus.UNIMPLEMENTED,
           "action '" + action.getType() + "' is not supported; supported: "
               + CREATE_PREPARED_STATEMENT + ", " + CLOSE_PREPARED_STATEMENT + ", "
               + SessionOptions.SET + ", " + SessionOptions.GET + ", " + SessionOptions.CLOSE
-              + ", " + StageAction.TYPE);
+              + ", " + StageAction.TYPE + ", " + PresignAction.TYPE);
     }
   }
 

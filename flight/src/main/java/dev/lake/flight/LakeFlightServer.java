@@ -65,6 +65,8 @@ public final class LakeFlightServer implements AutoCloseable {
   private final dev.lake.flight.ops.CallTracing tracing;
   /** The OTLP exporter's SDK this server made ({@link Builder#otlpTraces}), closed with it. */
   private final io.opentelemetry.sdk.OpenTelemetrySdk ownedTelemetry;
+  /** Signs {@code lake.presign} URLs; null without a stage. */
+  private PresignAction presign;
   private final QueryAdmission admission;
   private final QueryMeters queryMeters;
   private HttpServer http;
@@ -161,8 +163,11 @@ public final class LakeFlightServer implements AutoCloseable {
         config.statementLimits, new Tickets(config.tickets(), config.registry),
         config.authenticator, admission, queryMeters);
     if (config.stageRoot != null) {
+      presign = new PresignAction(config.stageRoot, config.s3Endpoint, config.s3Region,
+          config.s3PathStyle, config.presignCredentials != null ? config.presignCredentials
+              : software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider.builder().build());
       service.stage(new StageAction(config.stageRoot, config.s3Endpoint, config.s3Region,
-          config.s3PathStyle));
+          config.s3PathStyle), presign);
     }
     GrpcServer grpc = GrpcServer.server(vertx,
         new GrpcServerOptions().setMaxMessageSize(config.maxMessageBytes));
@@ -277,6 +282,9 @@ public final class LakeFlightServer implements AutoCloseable {
       ops.close();
     }
     await(vertx.close(), 10_000, "stopping Vert.x");
+    if (presign != null) {
+      presign.close();
+    }
     if (ownedTelemetry != null) {
       ownedTelemetry.close(); // flushes spans still buffered
     }
@@ -332,6 +340,7 @@ public final class LakeFlightServer implements AutoCloseable {
     private java.net.URI s3Endpoint;
     private String s3Region;
     private boolean s3PathStyle;
+    private software.amazon.awssdk.auth.credentials.AwsCredentialsProvider presignCredentials;
     private int maxConcurrentQueries = DEFAULT_MAX_CONCURRENT_QUERIES;
     private int maxQueriesPerTenant = DEFAULT_MAX_QUERIES_PER_TENANT;
     private int maxQueuedQueries = DEFAULT_MAX_QUEUED_QUERIES;
@@ -416,6 +425,19 @@ public final class LakeFlightServer implements AutoCloseable {
     /** The process's role, a tag on every metric: {@code dev} (default), {@code query}. */
     public Builder role(String role) {
       this.role = Objects.requireNonNull(role, "role");
+      return this;
+    }
+
+    /**
+     * The storage credentials action {@code lake.presign} signs GET URLs of an S3 stage with;
+     * default: AWS's default chain (environment, profile, instance role), looked up when a URL is
+     * first signed (a server without any answers that action UNIMPLEMENTED).
+     */
+    public Builder stagePresigning(String accessKeyId, String secretAccessKey) {
+      this.presignCredentials = software.amazon.awssdk.auth.credentials.StaticCredentialsProvider
+          .create(software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+              Objects.requireNonNull(accessKeyId, "accessKeyId"),
+              Objects.requireNonNull(secretAccessKey, "secretAccessKey")));
       return this;
     }
 

@@ -58,6 +58,7 @@ public final class LakeClient implements AutoCloseable {
 
   /** The Flight action naming the caller's managed stage. */
   static final String STAGE_ACTION = "lake.stage";
+  static final String PRESIGN_ACTION = "lake.presign";
 
   private final BufferAllocator allocator;
   private final FlightClient flight;
@@ -491,18 +492,55 @@ public final class LakeClient implements AutoCloseable {
   }
 
   /**
-   * A URL that reads the object without credentials for {@code ttl}: an S3 presigned GET,
-   * signed locally with this client's storage credentials (no request is made). Safe to retry.
+   * A URL that reads the object without credentials for {@code ttl}: an S3 presigned GET. The
+   * Query tier signs it with its own storage credentials (action {@code lake.presign}) after
+   * checking the object is the caller's tenant's, so a client without storage credentials can
+   * hand out objects; a server that cannot sign (no S3 credentials, an older server) leaves it
+   * to this client's own credentials, signed locally. No request reaches the store. Safe to retry.
    *
    * @throws UnsupportedOperationException on a local stage ({@code lake dev}): a {@code file:}
    *     URI would be neither time-limited nor readable elsewhere; use {@link #open}
    * @throws IllegalArgumentException if {@code ttl} is not between one second and seven days
    * @throws LakeException.PermissionDenied if {@code location} is not of the caller's stage
+   * @throws LakeException the server could not be asked ({@link LakeException.Unavailable})
    * @throws IllegalStateException if this client is closed
    */
   public URI presign(DataLocation location, Duration ttl) {
     Objects.requireNonNull(location, "location");
-    return ownedStage(location).presign(location, ttl);
+    Objects.requireNonNull(ttl, "ttl");
+    ObjectStage objects = ownedStage(location);
+    if (ttl.compareTo(Duration.ofSeconds(1)) < 0 || ttl.compareTo(Duration.ofDays(7)) > 0) {
+      throw new IllegalArgumentException("a presigned URL lives 1 s to 7 days, asked " + ttl);
+    }
+    String body = "{\"uri\": " + quoted(location.uri().toString()) + ", \"ttl_seconds\": "
+        + ttl.toSeconds() + "}";
+    try {
+      Iterator<org.apache.arrow.flight.Result> results = flight.doAction(
+          new Action(PRESIGN_ACTION, body.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+          options);
+      if (!results.hasNext()) {
+        throw new LakeException("the server answered " + PRESIGN_ACTION + " with nothing", null,
+            false);
+      }
+      byte[] answer = results.next().getBody();
+      results.forEachRemaining(r -> { });
+      return URI.create(new com.fasterxml.jackson.databind.ObjectMapper().readTree(answer)
+          .path("url").asText());
+    } catch (FlightRuntimeException e) {
+      // UNIMPLEMENTED: the server does not sign here (a local stage, no storage credentials, an
+      // older server without the action): sign with this client's own credentials.
+      if (e.status().code() == org.apache.arrow.flight.FlightStatusCode.UNIMPLEMENTED) {
+        return objects.presign(location, ttl);
+      }
+      throw LakeException.from(e);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new LakeException("the server answered " + PRESIGN_ACTION + " with no usable URL: "
+          + e.getMessage(), e, false);
+    }
+  }
+
+  private static String quoted(String text) {
+    return com.fasterxml.jackson.databind.node.TextNode.valueOf(text).toString();
   }
 
   private ObjectStage ownedStage(DataLocation location) {
