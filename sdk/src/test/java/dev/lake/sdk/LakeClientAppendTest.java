@@ -196,6 +196,36 @@ class LakeClientAppendTest {
     assertEquals(42, count());
   }
 
+  /**
+   * One process appends, the commit happens but its reply is lost, and the process gives up
+   * (no retry window) leaving its checkpoint; another process finds it and resumes it: the
+   * version the first one committed, one set of rows.
+   */
+  @Test
+  void anAppendCheckpointedByOneProcessIsResumedByAnotherOnce() throws Exception {
+    lake.execute("CREATE TABLE demo.ids (id BIGINT)");
+    authority.appendRepliesToLose.set(-1);
+    Path resume = directory.resolve("resume");
+    ChildJvm first = ChildJvm.start(directory, "first", List.of(), AppendMain.class,
+        List.of(server.uri(), resume.toString(), "append", "42"));
+    assertEquals(AppendMain.PENDING, first.await(), first.output());
+    String operation = first.output().lines().filter(l -> l.startsWith("pending "))
+        .findFirst().orElseThrow(() -> new AssertionError(first.output())).substring(8).trim();
+    assertEquals(1, server.version("demo", "ids"), "the lost reply had committed");
+    assertEquals(1, checkpoints().size(), "the first process left its checkpoint");
+
+    authority.appendRepliesToLose.set(0);
+    ChildJvm second = ChildJvm.start(directory, "second", List.of(), AppendMain.class,
+        List.of(server.uri(), resume.toString(), "resume"));
+    assertEquals(0, second.await(), second.output());
+    assertTrue(second.output().contains("resumed " + operation + " 1"), second.output());
+    assertEquals(1, server.version("demo", "ids"), "no second version");
+    try (QueryResult result = lake.query("SELECT count(*) AS n FROM demo.ids")) {
+      assertEquals(42L, result.rows().iterator().next().getLong("n"));
+    }
+    assertEquals(List.of(), checkpoints());
+  }
+
   @Test
   void aDamagedCheckpointIsReportedNamingTheFile() throws Exception {
     authority.down = true;

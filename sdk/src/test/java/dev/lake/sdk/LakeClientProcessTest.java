@@ -81,10 +81,10 @@ class LakeClientProcessTest {
   @Test
   void aKilledUploadPublishesNoVersionAndRunningItAgainResumesItToOneRow() throws Exception {
     Held held = startHeldAtPartThree("killed", 7);
-    Child killed = held.child();
+    ChildJvm killed = held.child();
     String sha = held.sha();
-    killed.process.destroyForcibly(); // SIGKILL while part 3 is in flight
-    assertTrue(killed.process.waitFor(5, TimeUnit.MINUTES), "the killed child did not end");
+    killed.process().destroyForcibly(); // SIGKILL while part 3 is in flight
+    assertTrue(killed.process().waitFor(5, TimeUnit.MINUTES), "the killed child did not end");
     held.hold().release(false); // the held part is not stored
 
     assertNothingPublished(held.version(), sha);
@@ -94,7 +94,7 @@ class LakeClientProcessTest {
         "the interrupted multipart upload keeps the parts stored before the kill");
 
     int storedBefore = s3.parts.stored().size();
-    Child again = Child.start(directory, "again", List.of(SMALL_HEAP), server.uri(), held.file(),
+    ChildJvm again = ChildJvm.upload(directory, "again", List.of(SMALL_HEAP), server.uri(), held.file(),
         directory.resolve("resume"));
     assertEquals(0, again.await(), again::output);
     assertTrue(again.output().contains("inserted 1"), again::output);
@@ -119,7 +119,7 @@ class LakeClientProcessTest {
   @Test
   void aFileChangedDuringItsUploadFailsNamingItAndPublishesNothing() throws Exception {
     Held held = startHeldAtPartThree("changed", 8);
-    Child child = held.child();
+    ChildJvm child = held.child();
     String sha = held.sha();
     // Parts 1 to 3 are read (bytes changed there now would not matter: what is stored is what
     // was digested); part 4's bytes change before they are read.
@@ -164,7 +164,7 @@ class LakeClientProcessTest {
   void theHeapStaysBoundedWhileALargeFileUploads() throws Exception {
     Path file = file(9, MEMORY_BYTES);
     String sha = HexSha.of(file);
-    Child child = Child.start(directory, "memory", List.of(CHILD_HEAP), server.uri(), file,
+    ChildJvm child = ChildJvm.upload(directory, "memory", List.of(CHILD_HEAP), server.uri(), file,
         directory.resolve("resume"), "--heap");
     assertEquals(0, child.await(), child::output);
     String output = child.output();
@@ -192,7 +192,7 @@ class LakeClientProcessTest {
   }
 
   /** A child's upload of a four-part file, held at part 3, and what was before it. */
-  private record Held(Path file, String sha, long version, PartGate.Hold hold, Child child) {}
+  private record Held(Path file, String sha, long version, PartGate.Hold hold, ChildJvm child) {}
 
   /** A child uploading a new four-part file, once its upload of part 3 is held. */
   private Held startHeldAtPartThree(String name, long seed) throws Exception {
@@ -200,9 +200,9 @@ class LakeClientProcessTest {
     String sha = HexSha.of(file);
     long version = server.version("robots", "episodes");
     PartGate.Hold hold = s3.parts.hold(3);
-    Child child = Child.start(directory, name, List.of(SMALL_HEAP), server.uri(), file,
+    ChildJvm child = ChildJvm.upload(directory, name, List.of(SMALL_HEAP), server.uri(), file,
         directory.resolve("resume"));
-    assertTrue(hold.awaitHeld(child.process), () -> "the child ended early: " + child.output());
+    assertTrue(hold.awaitHeld(child.process()), () -> "the child ended early: " + child.output());
     return new Held(file, sha, version, hold, child);
   }
 
@@ -247,50 +247,5 @@ class LakeClientProcessTest {
   private List<Integer> partNumbers(String key, String uploadId) {
     return store.listParts(r -> r.bucket(BUCKET).key(key).uploadId(uploadId)).parts().stream()
         .map(Part::partNumber).toList();
-  }
-
-  /** A child JVM running {@link UploadMain}, its stdout and stderr in files. */
-  private record Child(Process process, Path out) {
-
-    static Child start(Path dir, String name, List<String> jvm, String uri, Path file,
-        Path resume, String... more) throws IOException {
-      List<String> command = new ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.addAll(jvmFlags());
-      command.addAll(jvm);
-      command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-          UploadMain.class.getName(), uri, file.toString(), resume.toString()));
-      command.addAll(List.of(more));
-      Path out = dir.resolve(name + ".out");
-      Process process = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(out.toFile()).start();
-      return new Child(process, out);
-    }
-
-    /** The flags this JVM was started with that the SDK needs (Arrow, Netty), as surefire's. */
-    private static List<String> jvmFlags() {
-      return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-          .filter(a -> a.startsWith("--add-opens") || a.startsWith("--add-modules")
-              || a.startsWith("--enable-native-access")
-              || a.startsWith("--sun-misc-unsafe-memory-access")
-              || a.startsWith("-Darrow."))
-          .toList();
-    }
-
-    int await() throws InterruptedException {
-      if (!process.waitFor(10, TimeUnit.MINUTES)) {
-        process.destroyForcibly();
-        throw new AssertionError("the child did not finish in 10 minutes: " + output());
-      }
-      return process.exitValue();
-    }
-
-    String output() {
-      try {
-        return Files.readString(out);
-      } catch (IOException e) {
-        return "(no output: " + e + ")";
-      }
-    }
   }
 }
