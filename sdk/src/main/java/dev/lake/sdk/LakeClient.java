@@ -280,27 +280,52 @@ public final class LakeClient implements AutoCloseable {
     Objects.requireNonNull(batches, "batches");
     checkOpen();
     String target = appendTarget(table);
-    java.io.ByteArrayOutputStream payload = new java.io.ByteArrayOutputStream();
-    long rows = 0;
     try {
-      VectorSchemaRoot root = batches.getVectorSchemaRoot();
-      try (ArrowStreamWriter writer = new ArrowStreamWriter(root, null, payload)) {
-        writer.start();
-        while (batches.loadNextBatch()) {
-          rows += root.getRowCount();
-          if (rows > MAX_APPEND_ROWS) {
-            throw new LakeException.InvalidArgument("an append takes at most " + MAX_APPEND_ROWS
-                + " rows; the batches for " + target + " hold more: split them into several"
-                + " appends", null);
-          }
-          if (root.getRowCount() > 0) {
-            writer.writeBatch();
-          }
-        }
-        writer.end();
-      }
+      return append(target, batches.getVectorSchemaRoot(), batches::loadNextBatch);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException("cannot read the batches to append to " + target, e);
+    }
+  }
+
+  /**
+   * As {@link #append(String, ArrowReader)}, of the one batch {@code rows} holds now (the root
+   * stays the caller's, unchanged).
+   */
+  public AppendResult append(String table, VectorSchemaRoot rows) {
+    Objects.requireNonNull(table, "table");
+    Objects.requireNonNull(rows, "rows");
+    checkOpen();
+    boolean[] given = {false};
+    try {
+      return append(appendTarget(table), rows, () -> !given[0] && (given[0] = true));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot serialize the rows to append", e);
+    }
+  }
+
+  /** A source of batches in {@code root}: each call loads the next, false at the end. */
+  private interface BatchSource {
+    boolean next() throws IOException;
+  }
+
+  private AppendResult append(String target, VectorSchemaRoot root, BatchSource batches)
+      throws IOException {
+    java.io.ByteArrayOutputStream payload = new java.io.ByteArrayOutputStream();
+    long rows = 0;
+    try (ArrowStreamWriter writer = new ArrowStreamWriter(root, null, payload)) {
+      writer.start();
+      while (batches.next()) {
+        rows += root.getRowCount();
+        if (rows > MAX_APPEND_ROWS) {
+          throw new LakeException.InvalidArgument("an append takes at most " + MAX_APPEND_ROWS
+              + " rows; the batches for " + target + " hold more: split them into several"
+              + " appends", null);
+        }
+        if (root.getRowCount() > 0) {
+          writer.writeBatch();
+        }
+      }
+      writer.end();
     }
     if (rows == 0) {
       throw new LakeException.InvalidArgument("an append needs at least one row; the batches for "

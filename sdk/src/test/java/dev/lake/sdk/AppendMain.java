@@ -7,7 +7,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -36,7 +35,7 @@ final class AppendMain {
       if (args[2].equals("append")) {
         lake.setAppendRetryWindow(Duration.ZERO);
         try (BufferAllocator allocator = new RootAllocator();
-            ArrowReader rows = ids(allocator, Integer.parseInt(args[3]))) {
+            VectorSchemaRoot rows = ids(allocator, Integer.parseInt(args[3]))) {
           AppendResult done = lake.append("demo.ids", rows);
           System.out.println("appended " + done.operationId() + " " + done.version());
         } catch (LakeException.AppendPending e) {
@@ -57,39 +56,15 @@ final class AppendMain {
     System.exit(exit); // Flight's non-daemon threads would keep the JVM up a while
   }
 
-  private static ArrowReader ids(BufferAllocator allocator, int count) {
-    Schema schema = new Schema(List.of(Field.nullable("id", new ArrowType.Int(64, true))));
-    return new ArrowReader(allocator) {
-      private boolean done;
-
-      @Override
-      public boolean loadNextBatch() throws java.io.IOException {
-        if (done) {
-          return false;
-        }
-        done = true;
-        VectorSchemaRoot root = getVectorSchemaRoot();
-        root.allocateNew();
-        BigIntVector id = (BigIntVector) root.getVector("id");
-        for (int i = 0; i < count; i++) {
-          id.setSafe(i, i);
-        }
-        root.setRowCount(count);
-        return true;
-      }
-
-      @Override
-      public long bytesRead() {
-        return 0;
-      }
-
-      @Override
-      protected void closeReadSource() {}
-
-      @Override
-      protected Schema readSchema() {
-        return schema;
-      }
-    };
+  private static VectorSchemaRoot ids(BufferAllocator allocator, int count) {
+    VectorSchemaRoot root = VectorSchemaRoot.create(
+        new Schema(List.of(Field.nullable("id", new ArrowType.Int(64, true)))), allocator);
+    root.allocateNew();
+    BigIntVector id = (BigIntVector) root.getVector("id");
+    for (int i = 0; i < count; i++) {
+      id.setSafe(i, i);
+    }
+    root.setRowCount(count);
+    return root;
   }
 }

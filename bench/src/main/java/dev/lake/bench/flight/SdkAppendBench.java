@@ -20,14 +20,13 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Rows/s of the SDK's exactly-once {@code LakeClient.append} with 10,000-row batches (one table
+ * Rows/s of the SDK's exactly-once {@code LakeClient.append} of 10,000-row batches (one table
  * version each; the payload serialized once, the operation id sent), beside the stock {@code
  * FlightSqlClient.executeIngest} of the same batches into a twin table (no operation id), against
  * one in-process lake server, alternately for {@code --rounds} rounds of {@code --ops} operations.
@@ -116,7 +115,8 @@ public final class SdkAppendBench {
       long first) throws Exception {
     long start = System.nanoTime();
     for (int op = 0; op < ops; op++) {
-      try (ArrowReader batch = batch(allocator, first + (long) op * rows, rows)) {
+      try (VectorSchemaRoot batch = fill(VectorSchemaRoot.create(SCHEMA, allocator),
+          first + (long) op * rows, rows)) {
         AppendResult done = lake.append("bench.sdk", batch);
         if (done.rows() != rows) {
           throw new IllegalStateException("append answered " + done.rows() + " rows");
@@ -149,34 +149,5 @@ public final class SdkAppendBench {
     }
     root.setRowCount(rows);
     return root;
-  }
-
-  private static ArrowReader batch(BufferAllocator allocator, long from, int rows) {
-    return new ArrowReader(allocator) {
-      private boolean done;
-
-      @Override
-      public boolean loadNextBatch() throws java.io.IOException {
-        if (done) {
-          return false;
-        }
-        done = true;
-        fill(getVectorSchemaRoot(), from, rows);
-        return true;
-      }
-
-      @Override
-      public long bytesRead() {
-        return 0;
-      }
-
-      @Override
-      protected void closeReadSource() {}
-
-      @Override
-      protected Schema readSchema() {
-        return SCHEMA;
-      }
-    };
   }
 }
