@@ -10,6 +10,7 @@ import dev.lake.engine.UuidV7;
 import dev.lake.exec.QueryControl;
 import dev.lake.flight.auth.AccessDeniedException;
 import dev.lake.flight.auth.Authenticator;
+import dev.lake.flight.ops.TraceParent;
 import dev.lake.flight.auth.Grants;
 import dev.lake.flight.auth.Principal;
 import dev.lake.sql.PreparedQuery;
@@ -359,7 +360,7 @@ final class FlightSqlService {
           });
       request.errorHandler(error -> stream.cancel());
       request.exceptionHandler(error -> stream.cancel());
-      slot[0] = admit(principal, context, stream::finished, () -> {
+      slot[0] = admit(request, principal, context, stream::finished, () -> {
         admitted[0] = true;
         stream.start();
       }, stream::fail);
@@ -372,15 +373,26 @@ final class FlightSqlService {
    * is then given back by the caller's end hook, as always); a refusal goes to {@code refuse}.
    * The caller closes the returned slot when the call ends, however it ends.
    */
-  private QueryAdmission.Slot admit(Principal caller, Context context,
-      java.util.function.BooleanSupplier ended, Runnable start, Handler<Throwable> refuse) {
+  private QueryAdmission.Slot admit(GrpcServerRequest<?, ?> request, Principal caller,
+      Context context, java.util.function.BooleanSupplier ended, Runnable start,
+      Handler<Throwable> refuse) {
     long queuedAt = System.nanoTime();
     return admission.admit(caller.tenant(), task -> context.runOnContext(v -> task.run()), () -> {
       if (!ended.getAsBoolean()) {
         meters.waited(caller.tenant(), System.nanoTime() - queuedAt);
-        Grants.runAs(caller, start);
+        runAs(request, caller, start);
       }
     }, refuse::handle);
+  }
+
+  /**
+   * Runs {@code work} (on the event loop) as {@code caller} and within the call's trace: the work
+   * it hands to the pool keeps both, so a Metasrv call it makes carries the principal and
+   * continues the trace.
+   */
+  private static void runAs(GrpcServerRequest<?, ?> request, Principal caller, Runnable work) {
+    TraceParent.runWithin(request.headers().get(TraceParent.HEADER),
+        () -> Grants.runAs(caller, work));
   }
 
   /** Runs {@code call} (planning on a worker) once admission gives it a place. */
@@ -390,7 +402,7 @@ final class FlightSqlService {
     if (caller == null) {
       return;
     }
-    QueryAdmission.Slot slot = admit(caller, context, call::ended, start,
+    QueryAdmission.Slot slot = admit(request, caller, context, call::ended, start,
         error -> call.refuse(ErrorMapper.toStatus(error)));
     call.whenEnded(slot::close);
   }
@@ -429,11 +441,11 @@ final class FlightSqlService {
           return;
         }
       }
-      Grants.runAs(caller[0], () -> call[0].onMessage(data));
+      runAs(request, caller[0], () -> call[0].onMessage(data));
     });
     request.endHandler(v -> {
       if (call[0] != null) {
-        Grants.runAs(caller[0], call[0]::onEnd);
+        runAs(request, caller[0], call[0]::onEnd);
       } else if (!refused[0]) {
         request.response().fail(ErrorMapper.status(GrpcStatus.INVALID_ARGUMENT,
             "DoPut carried no messages"));
@@ -599,15 +611,16 @@ final class FlightSqlService {
   }
 
   /**
-   * The principal a call runs as, from its {@code authorization: Bearer} header ({@link
-   * Principal#ANONYMOUS} without an authenticator). Tickets and handles issued to the call bind
-   * it.
+   * The principal a call runs as, from its {@code authorization: Bearer} header or its {@code
+   * lake_auth} cookie ({@link Principal#ANONYMOUS} without an authenticator). Tickets and handles
+   * issued to the call bind it.
    *
    * @throws dev.lake.flight.auth.AuthenticationException if the call's credentials name nobody
    */
   private Principal principal(GrpcServerRequest<?, ?> request) {
     return authenticator == null ? Principal.ANONYMOUS
-        : authenticator.authenticate(request.headers().get("authorization"));
+        : authenticator.authenticate(request.headers().get("authorization"),
+            request.headers().getAll("cookie"));
   }
 
   /** The request's session headers (cookies, default schema), read on the event loop. */
@@ -673,7 +686,7 @@ final class FlightSqlService {
   private void asCaller(GrpcServerRequest<?, ?> request, Runnable start) {
     Principal caller = callerOrFail(request);
     if (caller != null) {
-      Grants.runAs(caller, start);
+      runAs(request, caller, start);
     }
   }
 

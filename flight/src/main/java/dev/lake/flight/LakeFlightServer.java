@@ -178,8 +178,7 @@ public final class LakeFlightServer implements AutoCloseable {
       config.tls.apply(options);
     }
     HttpServer server = vertx.createHttpServer(options)
-        .requestHandler(metrics.instrument(dev.lake.flight.auth.AuthGate.wrap(
-            config.authenticator == null ? null : config.authenticator::authenticate,
+        .requestHandler(metrics.instrument(dev.lake.flight.auth.AuthGate.wrap(config.authenticator,
             withoutContentLength(grpc)), tracing));
     try {
       server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);

@@ -3,6 +3,7 @@ package dev.lake.flight;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import dev.lake.catalog.CatalogCache;
+import dev.lake.flight.auth.Cookies;
 import dev.lake.sql.SqlCatalog;
 import io.vertx.grpc.common.GrpcStatus;
 import java.nio.BufferUnderflowException;
@@ -165,15 +166,7 @@ final class SessionOptions {
    *     malformed, oversized or names unknown options
    */
   static Session session(List<String> cookies) {
-    String value = null;
-    for (String header : cookies) {
-      for (String pair : header.split(";")) {
-        int eq = pair.indexOf('=');
-        if (eq > 0 && pair.substring(0, eq).trim().equals(COOKIE)) {
-          value = pair.substring(eq + 1).trim();
-        }
-      }
-    }
+    String value = Cookies.value(cookies, COOKIE);
     if (value == null || value.isEmpty()) {
       return Session.NONE;
     }

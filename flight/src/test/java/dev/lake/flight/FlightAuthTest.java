@@ -22,6 +22,15 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.arrow.flight.CallHeaders;
+import org.apache.arrow.flight.CallInfo;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightCallHeaders;
+import org.apache.arrow.flight.FlightClientMiddleware;
+import org.apache.arrow.flight.HeaderCallOption;
+import org.apache.arrow.flight.client.ClientCookieMiddleware;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightRuntimeException;
@@ -283,5 +292,132 @@ class FlightAuthTest {
       assertTrue(e.getMessage().contains("principals file") && e.getMessage().contains("TLS"),
           e.getMessage());
     }
+  }
+
+  // ---- the lake_auth cookie ------------------------------------------------------------------
+
+  /** Records the {@code set-cookie} values the server answers. */
+  static final class SetCookies implements FlightClientMiddleware.Factory {
+    final List<String> seen = new CopyOnWriteArrayList<>();
+
+    @Override
+    public FlightClientMiddleware onCallStarted(CallInfo info) {
+      return new FlightClientMiddleware() {
+        @Override
+        public void onBeforeSendingHeaders(CallHeaders outgoing) {}
+
+        @Override
+        public void onHeadersReceived(CallHeaders incoming) {
+          Iterable<String> values = incoming.getAll("set-cookie");
+          if (values != null) {
+            values.forEach(seen::add);
+          }
+        }
+
+        @Override
+        public void onCallCompleted(CallStatus status) {}
+      };
+    }
+  }
+
+  private FlightClient cookieClient(SetCookies seen) {
+    return FlightClient.builder(lake.clientAllocator(),
+            Location.forGrpcInsecure("127.0.0.1", lake.port()))
+        .intercept(new ClientCookieMiddleware.Factory()).intercept(seen).build();
+  }
+
+  static CallOption cookie(String value) {
+    FlightCallHeaders headers = new FlightCallHeaders();
+    headers.insert("cookie", value);
+    return new HeaderCallOption(headers);
+  }
+
+  @Test
+  void aTokenCallAnswersACookieThatAuthenticatesCallsSentWithoutTheHeader() throws Exception {
+    SetCookies seen = new SetCookies();
+    try (FlightClient flight = cookieClient(seen)) {
+      FlightSqlClient client = new FlightSqlClient(flight);
+      client.executeUpdate("CREATE TABLE lab.cookies (id BIGINT)", bearer(WRITER_TOKEN));
+      assertEquals(1, seen.seen.size(), seen.seen.toString());
+      assertTrue(seen.seen.get(0).startsWith(Authenticator.AUTH_COOKIE + "=lkh1."), seen.seen.get(0));
+      assertFalse(seen.seen.get(0).contains(WRITER_TOKEN), "the token itself is never sent back");
+
+      // ADBC Java 0.20's bulk ingest: prepare with the header, bind and execute without it.
+      try (FlightSqlClient.PreparedStatement insert =
+              client.prepare("INSERT INTO lab.cookies (id) VALUES (?)", bearer(WRITER_TOKEN));
+          VectorSchemaRoot params = VectorSchemaRoot.create(
+              insert.getParameterSchema(), lake.clientAllocator())) {
+        ((BigIntVector) params.getVector(0)).setSafe(0, 42);
+        params.setRowCount(1);
+        insert.setParameters(params);
+        assertEquals(1, insert.executeUpdate());
+      } // closed without the header too
+
+      assertEquals(1, count(client, "SELECT * FROM lab.cookies"));
+      // The cookie's principal keeps its grants.
+      refused(FlightStatusCode.UNAUTHORIZED, () -> client.execute("SELECT * FROM secret.keys"));
+      assertEquals(1, seen.seen.size(), "a call with a current cookie is not answered another");
+    }
+  }
+
+  @Test
+  void theCookieExpiresAndOnlyTheHeaderRenewsIt() throws Exception {
+    SetCookies seen = new SetCookies();
+    try (FlightClient flight = cookieClient(seen)) {
+      FlightSqlClient client = new FlightSqlClient(flight);
+      assertEquals(0, count(client, "SELECT * FROM demo.episodes", bearer(READER_TOKEN)));
+      now.set(now.get().plus(Duration.ofSeconds(40)));
+      assertEquals(0, count(client, "SELECT * FROM demo.episodes"));
+      assertEquals(1, seen.seen.size(), "calls with only the cookie never renew it");
+
+      // Past half its life, a call with the header answers a fresh one.
+      assertEquals(0, count(client, "SELECT * FROM demo.episodes", bearer(READER_TOKEN)));
+      assertEquals(2, seen.seen.size(), seen.seen.toString());
+      now.set(now.get().plus(Duration.ofSeconds(40)));
+      assertEquals(0, count(client, "SELECT * FROM demo.episodes"));
+
+      now.set(now.get().plus(Duration.ofSeconds(30)));
+      FlightRuntimeException expired = refused(FlightStatusCode.UNAUTHENTICATED,
+          () -> client.execute("SELECT * FROM demo.episodes", cookie(lastCookie(seen))));
+      assertTrue(expired.getMessage().contains("lake_auth cookie has expired"),
+          expired.getMessage());
+    }
+  }
+
+  @Test
+  void alteredForeignOrWronglyPairedCookiesAreUnauthenticated() throws Exception {
+    SetCookies seen = new SetCookies();
+    try (FlightClient flight = cookieClient(seen)) {
+      new FlightSqlClient(flight).execute("SELECT * FROM demo.episodes", bearer(READER_TOKEN));
+    }
+    String good = lastCookie(seen);
+    FlightSqlClient client = lake.client();
+    assertEquals(0, count(client, "SELECT * FROM demo.episodes", cookie(good)));
+
+    String value = good.substring(good.indexOf('=') + 1);
+    String altered = Authenticator.AUTH_COOKIE + "=" + value.substring(0, value.length() - 2)
+        + (value.endsWith("AA") ? "BB" : "AA");
+    // Another deployment (no shared handshake_secret: another key) issued this one.
+    Authenticator other = Authenticator.load(writePrincipals(directory.resolve("other.json")));
+    String foreign = other.sessionCookie(other.bearer(ADMIN_TOKEN), "Bearer " + ADMIN_TOKEN,
+        List.of());
+    foreign = foreign.substring(0, foreign.indexOf(';'));
+    for (String hostile : List.of(altered, foreign,
+        Authenticator.AUTH_COOKIE + "=" + ADMIN_TOKEN, Authenticator.AUTH_COOKIE + "=x")) {
+      FlightRuntimeException e = refused(FlightStatusCode.UNAUTHENTICATED,
+          () -> client.execute("SELECT * FROM secret.keys", cookie(hostile)));
+      assertTrue(e.getMessage().contains("lake_auth cookie is not valid"), e.getMessage());
+      assertFalse(e.getMessage().contains(hostile.substring(10)), "the cookie is never quoted");
+    }
+    // A wrong header is refused even beside a good cookie.
+    refused(FlightStatusCode.UNAUTHENTICATED, () -> client.execute("SELECT * FROM demo.episodes",
+        cookie(good), bearer(Secrets.newToken())));
+    // Still up, and the good cookie still works.
+    assertEquals(0, count(client, "SELECT * FROM demo.episodes", cookie(good)));
+  }
+
+  private static String lastCookie(SetCookies seen) {
+    String header = seen.seen.get(seen.seen.size() - 1);
+    return header.substring(0, header.indexOf(';'));
   }
 }

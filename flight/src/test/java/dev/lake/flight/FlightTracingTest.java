@@ -6,6 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.lake.catalog.CatalogCache;
+import dev.lake.engine.TableEngine;
+import dev.lake.engine.TableEngineFactory;
+import dev.lake.flight.metasrv.MetasrvClient;
+import dev.lake.flight.metasrv.MetasrvServer;
+import dev.lake.metastore.rocksdb.RocksDbMetaStore;
+import dev.lake.sql.SqlEngine;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -169,6 +183,70 @@ class FlightTracingTest {
           "a posted span carries the client's trace id");
     } finally {
       collector.stop(0);
+    }
+  }
+
+  @Test
+  void writesContinueTheTraceIntoMetasrv() throws Exception {
+    Map<String, TableEngine> engines = new TreeMap<>();
+    for (TableEngineFactory factory : ServiceLoader.load(TableEngineFactory.class)) {
+      engines.put(factory.name(), factory.create(Map.of()));
+    }
+    try (BufferAllocator root = new RootAllocator();
+        RocksDbMetaStore store = RocksDbMetaStore.open(directory.resolve("meta"))) {
+      MetasrvServer metasrv = MetasrvServer.builder().store(store).engines(engines)
+          .warehouse(directory.resolve("warehouse")).allocator(root).nodeId("solo")
+          .workerThreads(2).tracing(telemetry).build();
+      metasrv.start();
+      MetasrvClient authority = MetasrvClient.connect(
+          MetasrvClient.endpoints("127.0.0.1:" + metasrv.port()), root);
+      CatalogCache cache = CatalogCache.start(authority, engines);
+      LakeFlightServer query = LakeFlightServer.builder().registry(cache)
+          .sqlEngine(new SqlEngine(new CatalogSqlCatalog(cache, Map.of()), Long.MAX_VALUE, 2))
+          .allocator(root).workerThreads(2).tracing(telemetry).build();
+      query.start();
+      try (FlightSqlClient client = new FlightSqlClient(FlightClient.builder(root,
+          Location.forGrpcInsecure("127.0.0.1", query.port())).build())) {
+        client.executeUpdate("CREATE SCHEMA traced", traceparent("00-" + TRACE + "-" + PARENT + "-01"));
+        client.executeUpdate("CREATE TABLE traced.t (id BIGINT)",
+            traceparent("00-" + TRACE + "-" + PARENT + "-01"));
+        client.executeUpdate("INSERT INTO traced.t VALUES (1), (2)",
+            traceparent("00-" + TRACE + "-" + PARENT + "-01"));
+        // The query tier's spans: children of the client's; Metasrv's: children of those.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        List<SpanData> hops = List.of();
+        while (System.nanoTime() < deadline) {
+          List<SpanData> ended = spans.getFinishedSpanItems();
+          java.util.Set<String> queryCalls = ended.stream()
+              .filter(span -> PARENT.equals(span.getParentSpanId()))
+              .map(SpanData::getSpanId).collect(java.util.stream.Collectors.toSet());
+          hops = ended.stream().filter(span -> queryCalls.contains(span.getParentSpanId())).toList();
+          if (hops.size() >= 3) {
+            break;
+          }
+          Thread.sleep(5);
+        }
+        assertTrue(hops.size() >= 3, "each write reached Metasrv inside the client's trace: "
+            + spans.getFinishedSpanItems());
+        for (SpanData hop : hops) {
+          assertEquals(TRACE, hop.getTraceId());
+          assertEquals(SpanKind.SERVER, hop.getKind());
+        }
+        // An untraced write starts its own trace at the query tier and Metasrv joins that one.
+        spans.reset();
+        client.executeUpdate("INSERT INTO traced.t VALUES (3)");
+        List<SpanData> own = awaitSpans(2);
+        SpanData top = own.stream().filter(span -> !span.getParentSpanContext().isValid())
+            .findFirst().orElseThrow(() -> new AssertionError(own.toString()));
+        assertTrue(own.stream().anyMatch(span -> top.getSpanId().equals(span.getParentSpanId())
+            && top.getTraceId().equals(span.getTraceId())), own.toString());
+      } finally {
+        query.close();
+        cache.close();
+        authority.close();
+        metasrv.close();
+        engines.values().forEach(TableEngine::close);
+      }
     }
   }
 

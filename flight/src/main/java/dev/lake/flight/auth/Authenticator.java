@@ -42,6 +42,9 @@ public final class Authenticator {
 
   private record Entry(Principal principal, List<byte[]> tokenHashes, String passwordHash) {}
 
+  /** The cookie that carries a call's authentication for clients that replay cookies. */
+  public static final String AUTH_COOKIE = "lake_auth";
+
   private static final Duration DEFAULT_TTL = Duration.ofHours(1);
   /** Compared against when a user is unknown, so a wrong name costs what a wrong password does. */
   private static final String DUMMY_PASSWORD = Secrets.passwordHash("", Secrets.PASSWORD_ITERATIONS);
@@ -170,6 +173,64 @@ public final class Authenticator {
           + " (basic credentials are accepted by the Handshake only)");
     }
     return bearer(authorization.substring(7).trim());
+  }
+
+  /**
+   * The principal a call runs as: its {@code authorization} header when it has one, else its
+   * {@value #AUTH_COOKIE} cookie (see {@link #sessionCookie}). A wrong header is refused even
+   * beside a good cookie.
+   *
+   * @param cookies the values of the call's {@code cookie} headers
+   * @throws AuthenticationException when the call has neither, or what it has is not valid
+   */
+  public Principal authenticate(String authorization, List<String> cookies) {
+    if (authorization != null && !authorization.isBlank()) {
+      return authenticate(authorization);
+    }
+    String cookie = Cookies.value(cookies, AUTH_COOKIE);
+    if (cookie == null || cookie.isEmpty()) {
+      return authenticate(authorization);
+    }
+    Optional<HandshakeTokens.Issued> issued = handshakeTokens.read(cookie);
+    if (issued.isEmpty()) {
+      throw new AuthenticationException("the " + AUTH_COOKIE + " cookie is not valid (another"
+          + " deployment's, or altered): send the bearer token again");
+    }
+    if (handshakeTokens.expiresWithin(issued.get(), Duration.ZERO)) {
+      throw new AuthenticationException("the " + AUTH_COOKIE + " cookie has expired: send the"
+          + " bearer token again");
+    }
+    Entry entry = byName.get(issued.get().name());
+    if (entry == null) {
+      throw new AuthenticationException("the " + AUTH_COOKIE + " cookie's principal no longer"
+          + " exists");
+    }
+    return entry.principal();
+  }
+
+  /**
+   * The {@code set-cookie} value a call authenticated by its {@code authorization} header answers,
+   * so that a client whose cookie middleware replays cookies on every call stays authenticated
+   * on calls its library sends without the header (ADBC Java 0.20's prepared statements). The
+   * cookie is a handshake token of the principal: HMAC-signed, short-lived, accepted by every
+   * replica sharing {@code handshake_secret}, and never renewed by a call that presents only the
+   * cookie. Null when the call already carries a cookie of the same principal with at least half
+   * its lifetime left, or carries no header.
+   */
+  public String sessionCookie(Principal principal, String authorization, List<String> cookies) {
+    if (authorization == null || authorization.isBlank()) {
+      return null;
+    }
+    String cookie = Cookies.value(cookies, AUTH_COOKIE);
+    if (cookie != null) {
+      Optional<HandshakeTokens.Issued> issued = handshakeTokens.read(cookie);
+      if (issued.isPresent() && issued.get().name().equals(principal.name())
+          && !handshakeTokens.expiresWithin(issued.get(), handshakeTokens.lifetime().dividedBy(2))) {
+        return null;
+      }
+    }
+    return AUTH_COOKIE + "=" + handshakeTokens.issue(principal.name()) + "; Max-Age="
+        + handshakeTokens.lifetime().toSeconds();
   }
 
   /**

@@ -29,18 +29,20 @@ public final class Grants {
 
   /**
    * An executor that runs each task as the principal bound where the task was submitted (none if
-   * none was); shutting it down shuts down {@code workers}.
+   * none was), with its {@link dev.lake.flight.ops.TraceParent}; shutting it down shuts down
+   * {@code workers}.
    */
   public static ExecutorService propagating(ExecutorService workers) {
     return new AbstractExecutorService() {
       @Override
       public void execute(Runnable task) {
+        Runnable traced = dev.lake.flight.ops.TraceParent.propagate(task);
         if (!CALLER.isBound()) {
-          workers.execute(task);
+          workers.execute(traced);
           return;
         }
         Principal caller = CALLER.get();
-        workers.execute(() -> ScopedValue.where(CALLER, caller).run(task));
+        workers.execute(() -> ScopedValue.where(CALLER, caller).run(traced));
       }
 
       @Override

@@ -41,12 +41,34 @@ final class HandshakeTokens {
     return PREFIX + B64.encodeToString(payload) + "." + B64.encodeToString(mac(payload));
   }
 
+  /** A token's principal name and expiry (epoch seconds). */
+  record Issued(String name, long expiresAt) {}
+
+  /** How long a token issued now stays valid. */
+  Duration lifetime() {
+    return lifetime;
+  }
+
+  /** Whether {@code issued} has expired or expires within {@code margin}. */
+  boolean expiresWithin(Issued issued, Duration margin) {
+    return clock.instant().plus(margin).getEpochSecond() >= issued.expiresAt();
+  }
+
   /**
    * The principal name a token was issued to, or empty if it is not one of ours.
    *
    * @throws AuthenticationException if it is ours but expired
    */
   Optional<String> verify(String token) {
+    Optional<Issued> issued = read(token);
+    if (issued.isPresent() && expiresWithin(issued.get(), Duration.ZERO)) {
+      throw new AuthenticationException("the handshake token has expired: authenticate again");
+    }
+    return issued.map(Issued::name);
+  }
+
+  /** The name and expiry a token of ours carries (expired or not), or empty if it is not ours. */
+  Optional<Issued> read(String token) {
     if (!token.startsWith(PREFIX)) {
       return Optional.empty();
     }
@@ -67,11 +89,8 @@ final class HandshakeTokens {
     }
     String text = new String(payload, StandardCharsets.UTF_8);
     int colon = text.indexOf(':');
-    long expiry = Long.parseLong(text.substring(0, colon));
-    if (clock.instant().getEpochSecond() >= expiry) {
-      throw new AuthenticationException("the handshake token has expired: authenticate again");
-    }
-    return Optional.of(text.substring(colon + 1));
+    return Optional.of(new Issued(text.substring(colon + 1),
+        Long.parseLong(text.substring(0, colon))));
   }
 
   private byte[] mac(byte[] payload) {

@@ -101,15 +101,20 @@ public final class MetasrvClient implements TableRegistry, AutoCloseable {
     this.options = callOptions.toArray(CallOption[]::new);
   }
 
-  /** The call options, with the end principal of the call this one serves, if any. */
+  /**
+   * The call options, with the end principal and the trace context of the call this one serves,
+   * if any.
+   */
   private CallOption[] options() {
     var caller = dev.lake.flight.auth.Grants.caller();
-    if (caller.isEmpty()) {
+    var traceparent = dev.lake.flight.ops.TraceParent.current();
+    if (caller.isEmpty() && traceparent.isEmpty()) {
       return options;
     }
     FlightCallHeaders headers = new FlightCallHeaders();
-    headers.insert(dev.lake.flight.auth.PrincipalHeader.NAME,
-        dev.lake.flight.auth.PrincipalHeader.encode(caller.get()));
+    caller.ifPresent(principal -> headers.insert(dev.lake.flight.auth.PrincipalHeader.NAME,
+        dev.lake.flight.auth.PrincipalHeader.encode(principal)));
+    traceparent.ifPresent(value -> headers.insert(dev.lake.flight.ops.TraceParent.HEADER, value));
     CallOption[] all = java.util.Arrays.copyOf(options, options.length + 1);
     all[options.length] = new HeaderCallOption(headers);
     return all;

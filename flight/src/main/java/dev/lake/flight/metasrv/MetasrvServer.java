@@ -103,7 +103,7 @@ public final class MetasrvServer implements AutoCloseable {
     this.ownedTelemetry = builder.otlpEndpoint == null ? null
         : dev.lake.flight.ops.CallTracing.otlp(builder.otlpEndpoint, "lake-metasrv");
     this.tracing = dev.lake.flight.ops.CallTracing.create(ownedTelemetry == null
-        ? io.opentelemetry.api.OpenTelemetry.noop() : ownedTelemetry, methods);
+        ? builder.openTelemetry : ownedTelemetry, methods);
     metrics.registry().gauge("lake_metasrv_leader", this, server -> server.isLeader() ? 1 : 0);
     metrics.registry().gauge("lake_workers_active", workers, ThreadPoolExecutor::getActiveCount);
     metrics.registry().gauge("lake_workers_queued", workers, w -> w.getQueue().size());
@@ -352,13 +352,15 @@ public final class MetasrvServer implements AutoCloseable {
   /**
    * The pool, running the call's work as the end principal a Query replica forwarded (trusted:
    * the call passed the service-token gate), so writes re-check its grants and a forward to the
-   * leader carries it on.
+   * leader carries it on; and within the call's trace, which a forward continues.
    *
    * @throws dev.lake.flight.auth.AuthenticationException if the header is malformed
    */
   private java.util.concurrent.Executor callerWorkers(GrpcServerRequest<?, ?> request) {
-    return dev.lake.flight.auth.Grants.as(dev.lake.flight.auth.PrincipalHeader.decode(
-        request.headers().get(dev.lake.flight.auth.PrincipalHeader.NAME)), workers);
+    return dev.lake.flight.ops.TraceParent.within(
+        request.headers().get(dev.lake.flight.ops.TraceParent.HEADER),
+        dev.lake.flight.auth.Grants.as(dev.lake.flight.auth.PrincipalHeader.decode(
+            request.headers().get(dev.lake.flight.auth.PrincipalHeader.NAME)), workers));
   }
 
   private void doAction(GrpcServerRequest<Flight.Action, Flight.Result> request) {
@@ -507,6 +509,8 @@ public final class MetasrvServer implements AutoCloseable {
         new dev.lake.engine.MaintenancePolicy(128L << 20, 8, 100, Duration.ofDays(7));
     private String metricsHost = "127.0.0.1";
     private int metricsPort = -1;
+    private io.opentelemetry.api.OpenTelemetry openTelemetry =
+        io.opentelemetry.api.OpenTelemetry.noop();
     private java.net.URI otlpEndpoint;
 
     private Builder() {}
@@ -622,6 +626,16 @@ public final class MetasrvServer implements AutoCloseable {
     /** Control bytes all calls may hold buffered together; default 512 MiB. */
     public Builder maxBufferedBytes(long bytes) {
       this.maxBufferedBytes = positive(bytes, "maxBufferedBytes");
+      return this;
+    }
+
+    /**
+     * Records a server span per call with {@code openTelemetry} (the child of the caller's W3C
+     * {@code traceparent}); the caller owns and closes it. Default {@link
+     * io.opentelemetry.api.OpenTelemetry#noop()}.
+     */
+    public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+      this.openTelemetry = java.util.Objects.requireNonNull(openTelemetry, "openTelemetry");
       return this;
     }
 

@@ -9,6 +9,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapSetter;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.resources.Resource;
@@ -28,7 +29,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is ignored), named {@code <service>/<method>} with the {@code rpc.*} attributes and the final
  * gRPC status. Spans carry no SQL text, no credentials and no principal. With {@link
  * OpenTelemetry#noop()} (the default) nothing is recorded; {@link #otlp} exports over OTLP/HTTP.
- * The span starts and ends on the event loop; the export runs on the SDK's own thread.
+ * The span starts and ends on the event loop; the export runs on the SDK's own thread. The
+ * request's {@code traceparent} header is then rewritten to name the call's span, so the calls
+ * its handlers make to other lake services are its children ({@link TraceParent}).
  */
 public final class CallTracing {
 
@@ -47,6 +50,12 @@ public final class CallTracing {
     @Override
     public String get(MultiMap carrier, String key) {
       return carrier == null ? null : carrier.get(key);
+    }
+  };
+
+  private static final TextMapSetter<MultiMap> SETTER = (carrier, key, value) -> {
+    if (carrier != null) {
+      carrier.set(key, value);
     }
   };
 
@@ -115,6 +124,9 @@ public final class CallTracing {
         .setSpanKind(SpanKind.SERVER)
         .setAttribute(RPC_SYSTEM, "grpc").setAttribute(RPC_SERVICE, service)
         .setAttribute(RPC_METHOD, method).startSpan();
+    // The handlers see this call's span as the parent of the calls they make (TraceParent).
+    W3CTraceContextPropagator.getInstance().inject(Context.root().with(span), request.headers(),
+        SETTER);
     HttpServerResponse response = request.response();
     AtomicBoolean ended = new AtomicBoolean();
     return () -> {
