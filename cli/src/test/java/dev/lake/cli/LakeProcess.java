@@ -84,10 +84,12 @@ final class LakeProcess implements AutoCloseable {
 
   /**
    * The first line of output matching {@code pattern}, waiting for it as long as the process
-   * lives (at most 60 s).
+   * lives (at most 5 min).
    */
   Matcher awaitLine(Pattern pattern) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    // Generous: a cluster starts several JVMs one after another (each given 120 s by lake
+    // itself); on a loaded 2-core machine that took over a minute. Returns as soon as it appears.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
     while (System.nanoTime() < deadline) {
       for (String line : output) {
         Matcher m = pattern.matcher(line);
