@@ -162,7 +162,12 @@ public final class ReadFloodBench {
     String name = "cluster-" + queries;
     Path data = directory.resolve(name);
     try {
-      Spawned supervisor = Spawned.start(jar, logs, name, List.of(), "cluster", "--data-dir",
+      // The members inherit the supervisor's JVM options: one recording per process (%p: pid).
+      String jfr = System.getenv("LAKE_BENCH_JFR");
+      List<String> jvm = jfr == null || jfr.isEmpty() ? List.of()
+          : List.of("-XX:StartFlightRecording=filename=" + Files.createDirectories(Path.of(jfr))
+              .toAbsolutePath() + "/" + name + "-%p.jfr,settings=profile");
+      Spawned supervisor = Spawned.start(jar, logs, name, jvm, "cluster", "--data-dir",
           data.toString(), "--queries", Integer.toString(queries));
       JsonNode file = JSON.readTree(data.resolve("cluster.json").toFile());
       List<Member> members = new ArrayList<>();
