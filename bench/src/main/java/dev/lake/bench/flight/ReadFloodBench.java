@@ -43,7 +43,7 @@ import org.apache.arrow.memory.RootAllocator;
  * SELECT id, name, score FROM bench.log WHERE id = <random>}: {@code GetFlightInfo}, then {@code
  * DoGet} of its endpoint, the one row checked. nginx balances per call, so a query is often
  * planned by one replica and streamed by the other (tickets sealed by the shared key ring). After
- * one warm-up per cluster, each round runs both shapes (the order swapped every round): {@code
+ * a first warm-up of 4 x {@code --warmup} s per cluster, each round runs both shapes (the order swapped every round): {@code
  * --warmup} s of flood, then a measured window of {@code --seconds}. Around each window the CPU
  * time of every process is read from {@code /proc} (each replica, nginx's master and workers, the
  * metasrvs and dynalite, the idle cluster, this client JVM) and the machine's from {@code
@@ -54,6 +54,8 @@ public final class ReadFloodBench {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int BATCH_ROWS = 500_000;
+  /** Each cluster's first warm-up, in {@code --warmup}s: the JIT of every replica settles. */
+  private static final int FIRST_WARMUPS = 4;
   private static final String TABLE = "bench.log";
   /** Each call's deadline: generous, so a loaded machine slows the flood but never fails it. */
   private static final CallOption DEADLINE = CallOptions.timeout(120, TimeUnit.SECONDS);
@@ -103,7 +105,8 @@ public final class ReadFloodBench {
     final Cluster cluster;
     final Cell cell = new Cell();
     final Map<String, Long> cpu = new LinkedHashMap<>();
-    final List<Double> roundRates = new ArrayList<>();
+    /** Per round: queries/s and the replicas' CPU ms per query. */
+    final List<String> rounds = new ArrayList<>();
     double windowSeconds;
     String load = "";
 
@@ -205,7 +208,7 @@ public final class ReadFloodBench {
     Query point = ClosedLoop.point(TABLE, options.rows());
     Load none = new Load(DEADLINE, point, 0, null);
     for (Shape shape : shapes) {
-      ClosedLoop.phase(root, shape.cluster.port(), 0, options.warmup(),
+      ClosedLoop.phase(root, shape.cluster.port(), 0, FIRST_WARMUPS * options.warmup(),
           new Load(DEADLINE, point, options.clients(), null), none);
     }
     for (int round = 0; round < options.rounds(); round++) {
@@ -221,8 +224,12 @@ public final class ReadFloodBench {
         ClosedLoop.phase(root, shape.cluster.port(), options.warmup(), options.seconds(),
             new Load(DEADLINE, point, options.clients(), shape.cell), none, window);
         shape.windowSeconds = seconds + options.seconds();
-        window.addTo(shape.cpu);
-        shape.roundRates.add((shape.cell.completed() - before) / options.seconds());
+        Map<String, Long> cpu = new LinkedHashMap<>();
+        window.addTo(cpu);
+        cpu.forEach((label, nanos) -> shape.cpu.merge(label, nanos, Long::sum));
+        long queries = shape.cell.completed() - before;
+        shape.rounds.add(String.format("%.0f q/s %.2f ms", queries / options.seconds(),
+            (cpu.getOrDefault("query-1", 0L) + cpu.getOrDefault("query-2", 0L)) / 1e6 / queries));
         shape.load = (shape.load.isEmpty() ? "" : shape.load + ", ") + loadBefore + "->"
             + FlightStatementBench.loadAverage();
       }
@@ -332,7 +339,8 @@ public final class ReadFloodBench {
     Shape one = shapes.get(0);
     Shape two = shapes.get(1);
     System.out.printf("two/one: queries/s %.2fx (goal 1.8x where the cores allow), p50 %.2fx,"
-        + " p99 %.2fx; queries/s per round: 1 replica %s, 2 replicas %s%n",
+        + " p99 %.2fx%nper round (queries/s, replicas' CPU ms per query): 1 replica %s;"
+        + " 2 replicas %s%n",
         two.cell.rate() / one.cell.rate(), two.cell.percentile(0.5) / one.cell.percentile(0.5),
         two.cell.percentile(0.99) / one.cell.percentile(0.99), rates(one), rates(two));
     for (Shape shape : shapes) {
@@ -353,7 +361,7 @@ public final class ReadFloodBench {
   }
 
   private static String rates(Shape shape) {
-    return shape.roundRates.stream().map(r -> String.format("%.0f", r)).toList().toString();
+    return String.join(", ", shape.rounds);
   }
 
   // ---- options -----------------------------------------------------------------------------
@@ -363,8 +371,8 @@ public final class ReadFloodBench {
       nginx grpc_pass to one and to two lake query replicas (two clusters as lake cluster starts
       them, from cli/target/lake-cli.jar); queries/s, p50/p99/max, the ratio two/one and where the
       CPU went (see docs/benchmarks.md).
-        --seconds S   measured window per shape and round (default 8)
-        --warmup S    flood before each window, and each cluster's first warm-up (default 3)
+        --seconds S   measured window per shape and round (default 6)
+        --warmup S    flood before each window; each cluster's first warm-up is 4x (default 2)
         --rounds N    rounds of both shapes, the order swapped each round (default 2)
         --clients N   concurrent clients, each its own connection and thread (default 64)
         --rows N      rows of bench.log in each cluster (default 1000000)
@@ -377,8 +385,8 @@ public final class ReadFloodBench {
     if (flags == null) {
       return null;
     }
-    double seconds = flags.number("--seconds", 8);
-    double warmup = flags.number("--warmup", 3);
+    double seconds = flags.number("--seconds", 6);
+    double warmup = flags.number("--warmup", 2);
     int rounds = flags.integer("--rounds", 2);
     int clients = flags.integer("--clients", 64);
     long rows = flags.count("--rows", 1_000_000);
