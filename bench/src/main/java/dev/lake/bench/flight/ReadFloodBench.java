@@ -43,7 +43,7 @@ import org.apache.arrow.memory.RootAllocator;
  * SELECT id, name, score FROM bench.log WHERE id = <random>}: {@code GetFlightInfo}, then {@code
  * DoGet} of its endpoint, the one row checked. nginx balances per call, so a query is often
  * planned by one replica and streamed by the other (tickets sealed by the shared key ring). After
- * a first warm-up of 4 x {@code --warmup} s per cluster, each round runs both shapes (the order swapped every round): {@code
+ * a first warm-up of 4 x {@code --warmup} s per replica of each cluster, each round runs both shapes (the order swapped every round): {@code
  * --warmup} s of flood, then a measured window of {@code --seconds}. Around each window the CPU
  * time of every process is read from {@code /proc} (each replica, nginx's master and workers, the
  * metasrvs and dynalite, the idle cluster, this client JVM) and the machine's from {@code
@@ -54,7 +54,10 @@ public final class ReadFloodBench {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int BATCH_ROWS = 500_000;
-  /** Each cluster's first warm-up, in {@code --warmup}s: the JIT of every replica settles. */
+  /**
+   * Each cluster's first warm-up per replica, in {@code --warmup}s: every replica JVM gets as
+   * many warm-up queries (its JIT settles) whichever the shape.
+   */
   private static final int FIRST_WARMUPS = 4;
   private static final String TABLE = "bench.log";
   /** Each call's deadline: generous, so a loaded machine slows the flood but never fails it. */
@@ -92,6 +95,10 @@ public final class ReadFloodBench {
       }
       groups.put("supervisor", List.of(-supervisorPid));
       return groups;
+    }
+
+    long replicas() {
+      return members.stream().filter(m -> m.role().equals("query")).count();
     }
 
     /** Every process of the cluster, as {@link #groups} counts them. */
@@ -208,7 +215,8 @@ public final class ReadFloodBench {
     Query point = ClosedLoop.point(TABLE, options.rows());
     Load none = new Load(DEADLINE, point, 0, null);
     for (Shape shape : shapes) {
-      ClosedLoop.phase(root, shape.cluster.port(), 0, FIRST_WARMUPS * options.warmup(),
+      ClosedLoop.phase(root, shape.cluster.port(), 0,
+          FIRST_WARMUPS * options.warmup() * shape.cluster.replicas(),
           new Load(DEADLINE, point, options.clients(), null), none);
     }
     for (int round = 0; round < options.rounds(); round++) {
@@ -372,7 +380,8 @@ public final class ReadFloodBench {
       them, from cli/target/lake-cli.jar); queries/s, p50/p99/max, the ratio two/one and where the
       CPU went (see docs/benchmarks.md).
         --seconds S   measured window per shape and round (default 6)
-        --warmup S    flood before each window; each cluster's first warm-up is 4x (default 2)
+        --warmup S    flood before each window (default 2); the first warm-up of a cluster
+                      is 4x that per replica
         --rounds N    rounds of both shapes, the order swapped each round (default 2)
         --clients N   concurrent clients, each its own connection and thread (default 64)
         --rows N      rows of bench.log in each cluster (default 1000000)
