@@ -180,6 +180,12 @@ final class ClosedLoop {
    */
   static void phase(BufferAllocator root, int port, double warmup, double seconds, Load first,
       Load second, Window hook) throws Exception {
+    phase(root, new int[] {port}, warmup, seconds, first, second, hook);
+  }
+
+  /** As above, the clients of each load spread over {@code ports} in turn. */
+  static void phase(BufferAllocator root, int[] ports, double warmup, double seconds, Load first,
+      Load second, Window hook) throws Exception {
     ExecutorService threads =
         Executors.newFixedThreadPool(Math.max(1, first.clients() + second.clients()));
     List<FlightSqlClient> clients = new ArrayList<>();
@@ -189,7 +195,7 @@ final class ClosedLoop {
       List<Future<?>> running = new ArrayList<>();
       for (Load load : List.of(first, second)) {
         for (int i = 0; i < load.clients(); i++) {
-          clients.add(client(root, port));
+          clients.add(client(root, ports[i % ports.length]));
         }
       }
       for (int i = 0; i < first.clients(); i++) {

@@ -43,7 +43,10 @@ import org.apache.arrow.memory.RootAllocator;
  * SELECT id, name, score FROM bench.log WHERE id = <random>}: {@code GetFlightInfo}, then {@code
  * DoGet} of its endpoint, the one row checked. nginx balances per call, so a query is often
  * planned by one replica and streamed by the other (tickets sealed by the shared key ring). After
- * a first warm-up of 4 x {@code --warmup} s per replica of each cluster, each round runs both shapes (the order swapped every round): {@code
+ * a first warm-up of 4 x {@code --warmup} s per replica of each cluster, each round runs three
+ * shapes, the order reversed every round: one replica and two replicas through nginx, and the
+ * two replicas directly (no nginx, half the clients on each, both calls of a query on one
+ * replica: what the second replica costs apart from the balancer). Each shape gets {@code
  * --warmup} s of flood, then a measured window of {@code --seconds}. Around each window the CPU
  * time of every process is read from {@code /proc} (each replica, nginx's master and workers, the
  * metasrvs and dynalite, the idle cluster, this client JVM) and the machine's from {@code
@@ -71,10 +74,10 @@ public final class ReadFloodBench {
       Path jar) {}
 
   /** One member process of a cluster, as cluster.json names it. */
-  private record Member(String role, String name, long pid) {}
+  private record Member(String role, String name, long pid, int port) {}
 
   /** One running {@code lake cluster}: its supervisor, endpoint port and members. */
-  private record Cluster(String shape, Spawned supervisor, int port, long supervisorPid,
+  private record Cluster(Spawned supervisor, int port, long supervisorPid,
       List<Member> members) {
 
     /**
@@ -98,7 +101,12 @@ public final class ReadFloodBench {
     }
 
     long replicas() {
-      return members.stream().filter(m -> m.role().equals("query")).count();
+      return replicaPorts().length;
+    }
+
+    int[] replicaPorts() {
+      return members.stream().filter(m -> m.role().equals("query")).mapToInt(Member::port)
+          .toArray();
     }
 
     /** Every process of the cluster, as {@link #groups} counts them. */
@@ -109,7 +117,9 @@ public final class ReadFloodBench {
 
   /** What one shape measured over every round. */
   private static final class Shape {
+    final String name;
     final Cluster cluster;
+    final int[] ports;
     final Cell cell = new Cell();
     final Map<String, Long> cpu = new LinkedHashMap<>();
     /** Per round: queries/s and the replicas' CPU ms per query. */
@@ -117,8 +127,10 @@ public final class ReadFloodBench {
     double windowSeconds;
     String load = "";
 
-    Shape(Cluster cluster) {
+    Shape(String name, Cluster cluster, int... ports) {
+      this.name = name;
       this.cluster = cluster;
+      this.ports = ports;
     }
 
     double cores(String label) {
@@ -141,12 +153,18 @@ public final class ReadFloodBench {
     CompletableFuture<Cluster> two = CompletableFuture.supplyAsync(
         () -> start(options.jar(), directory, logs, 2));
     try (BufferAllocator root = new RootAllocator()) {
-      List<Shape> shapes = List.of(new Shape(one.join()), new Shape(two.join()));
+      Cluster single = one.join();
+      Cluster pair = two.join();
+      // The third shape bypasses nginx, half the clients on each replica: both calls of a query
+      // on one replica, which tells the cost of the second replica from that of the balancer.
+      List<Shape> shapes = List.of(new Shape("1 replica", single, single.port()),
+          new Shape("2 replicas", pair, pair.port()),
+          new Shape("2 direct", pair, pair.replicaPorts()));
       System.out.printf("two clusters ready in %.1f s (load average %s before)%n",
           (System.nanoTime() - starting) / 1e9, loadAtStart);
       long loading = System.nanoTime();
-      for (Shape shape : shapes) {
-        try (FlightSqlClient client = ClosedLoop.client(root, shape.cluster.port())) {
+      for (Cluster cluster : List.of(single, pair)) {
+        try (FlightSqlClient client = ClosedLoop.client(root, cluster.port())) {
           client.executeUpdate("CREATE SCHEMA bench", DEADLINE);
           ClosedLoop.load(root, client, DEADLINE, "bench", "log", options.rows(), BATCH_ROWS);
         }
@@ -183,14 +201,14 @@ public final class ReadFloodBench {
       List<Member> members = new ArrayList<>();
       for (JsonNode p : file.path("processes")) {
         members.add(new Member(p.path("role").asText(), p.path("name").asText(""),
-            p.path("pid").asLong()));
+            p.path("pid").asLong(), p.path("port").asInt()));
       }
       if (members.stream().noneMatch(m -> m.role().equals("balancer"))) {
         close(supervisor);
         throw new IllegalStateException("lake cluster started no nginx (not installed?"
             + " apt-get install nginx, or set LAKE_NGINX); see " + logs.resolve(name + ".log"));
       }
-      return new Cluster(queries == 1 ? "1 replica" : queries + " replicas", supervisor,
+      return new Cluster(supervisor,
           supervisor.port(), file.path("pid").asLong(), members);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -214,7 +232,7 @@ public final class ReadFloodBench {
       throws Exception {
     Query point = ClosedLoop.point(TABLE, options.rows());
     Load none = new Load(DEADLINE, point, 0, null);
-    for (Shape shape : shapes) {
+    for (Shape shape : shapes.subList(0, 2)) {
       ClosedLoop.phase(root, shape.cluster.port(), 0,
           FIRST_WARMUPS * options.warmup() * shape.cluster.replicas(),
           new Load(DEADLINE, point, options.clients(), null), none);
@@ -222,14 +240,15 @@ public final class ReadFloodBench {
     for (int round = 0; round < options.rounds(); round++) {
       for (int i = 0; i < shapes.size(); i++) {
         Shape shape = shapes.get(round % 2 == 0 ? i : shapes.size() - 1 - i);
-        Shape idle = shapes.get(shapes.indexOf(shape) == 0 ? 1 : 0);
+        Cluster idle = shape.cluster == shapes.get(0).cluster ? shapes.get(1).cluster
+            : shapes.get(0).cluster;
         Map<String, List<Long>> groups = new LinkedHashMap<>(shape.cluster.groups());
-        groups.put("idle cluster", idle.cluster.pids());
+        groups.put("idle cluster", idle.pids());
         CpuWindow window = new CpuWindow(groups);
         long before = shape.cell.completed();
         double seconds = shape.windowSeconds;
         String loadBefore = FlightStatementBench.loadAverage();
-        ClosedLoop.phase(root, shape.cluster.port(), options.warmup(), options.seconds(),
+        ClosedLoop.phase(root, shape.ports, options.warmup(), options.seconds(),
             new Load(DEADLINE, point, options.clients(), shape.cell), none, window);
         shape.windowSeconds = seconds + options.seconds();
         Map<String, Long> cpu = new LinkedHashMap<>();
@@ -335,7 +354,7 @@ public final class ReadFloodBench {
     for (Shape shape : shapes) {
       Cell cell = shape.cell;
       StringBuilder row = new StringBuilder(String.format(
-          "%-10s | %7d %8.1f %7.1f %7.1f %7.1f %4d |", shape.cluster.shape(), cell.count(),
+          "%-10s | %7d %8.1f %7.1f %7.1f %7.1f %4d |", shape.name, cell.count(),
           cell.rate(), cell.percentile(0.5), cell.percentile(0.99), cell.percentile(1.0),
           cell.refusals()));
       for (String label : labels) {
@@ -346,18 +365,21 @@ public final class ReadFloodBench {
     }
     Shape one = shapes.get(0);
     Shape two = shapes.get(1);
+    Shape direct = shapes.get(2);
     System.out.printf("two/one: queries/s %.2fx (goal 1.8x where the cores allow), p50 %.2fx,"
-        + " p99 %.2fx%nper round (queries/s, replicas' CPU ms per query): 1 replica %s;"
-        + " 2 replicas %s%n",
+        + " p99 %.2fx; 2 direct/2 replicas: queries/s %.2fx%n",
         two.cell.rate() / one.cell.rate(), two.cell.percentile(0.5) / one.cell.percentile(0.5),
-        two.cell.percentile(0.99) / one.cell.percentile(0.99), rates(one), rates(two));
+        two.cell.percentile(0.99) / one.cell.percentile(0.99),
+        direct.cell.rate() / two.cell.rate());
+    System.out.printf("per round (queries/s, replicas' CPU ms per query): 1 replica %s;"
+        + " 2 replicas %s; 2 direct %s%n", rates(one), rates(two), rates(direct));
     for (Shape shape : shapes) {
       double rate = shape.cell.rate();
       double replicas = shape.cores("query-1") + shape.cores("query-2");
       double front = shape.cores("nginx") + shape.cores("client JVM");
       System.out.printf("%s: CPU ms per query: replicas %.2f, nginx %.2f, client %.2f; the"
           + " machine %.0f%% busy (%.2f of %d cores), of which others %.2f%n",
-          shape.cluster.shape(), replicas * 1000 / rate, shape.cores("nginx") * 1000 / rate,
+          shape.name, replicas * 1000 / rate, shape.cores("nginx") * 1000 / rate,
           shape.cores("client JVM") * 1000 / rate, 100 * shape.cores("machine") / cores,
           shape.cores("machine"), cores, shape.cores("others"));
       if (shape == two) {
@@ -382,7 +404,8 @@ public final class ReadFloodBench {
         --seconds S   measured window per shape and round (default 6)
         --warmup S    flood before each window (default 2); the first warm-up of a cluster
                       is 4x that per replica
-        --rounds N    rounds of both shapes, the order swapped each round (default 2)
+        --rounds N    rounds of the three shapes (1 replica, 2 replicas, 2 direct without
+                      nginx), the order reversed each round (default 2)
         --clients N   concurrent clients, each its own connection and thread (default 64)
         --rows N      rows of bench.log in each cluster (default 1000000)
       A bigger run: --seconds 30 --rounds 3 --rows 4000000
