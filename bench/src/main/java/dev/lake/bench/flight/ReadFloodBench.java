@@ -124,7 +124,8 @@ public final class ReadFloodBench {
     final Map<String, Long> cpu = new LinkedHashMap<>();
     /** Per round: queries/s and the replicas' CPU ms per query. */
     final List<String> rounds = new ArrayList<>();
-    double windowSeconds;
+    /** Seconds between the CPU samples at the windows' ends (a little over the windows). */
+    double sampledSeconds;
     String load = "";
 
     Shape(String name, Cluster cluster, int... ports) {
@@ -134,7 +135,7 @@ public final class ReadFloodBench {
     }
 
     double cores(String label) {
-      return cpu.getOrDefault(label, 0L) / 1e9 / windowSeconds;
+      return cpu.getOrDefault(label, 0L) / 1e9 / sampledSeconds;
     }
   }
 
@@ -246,17 +247,18 @@ public final class ReadFloodBench {
         groups.put("idle cluster", idle.pids());
         CpuWindow window = new CpuWindow(groups);
         long before = shape.cell.completed();
-        double seconds = shape.windowSeconds;
         String loadBefore = FlightStatementBench.loadAverage();
         ClosedLoop.phase(root, shape.ports, options.warmup(), options.seconds(),
             new Load(DEADLINE, point, options.clients(), shape.cell), none, window);
-        shape.windowSeconds = seconds + options.seconds();
+        shape.sampledSeconds += window.seconds();
         Map<String, Long> cpu = new LinkedHashMap<>();
         window.addTo(cpu);
         cpu.forEach((label, nanos) -> shape.cpu.merge(label, nanos, Long::sum));
         long queries = shape.cell.completed() - before;
+        double replicaCores = (cpu.getOrDefault("query-1", 0L) + cpu.getOrDefault("query-2", 0L))
+            / 1e9 / window.seconds();
         shape.rounds.add(String.format("%.0f q/s %.2f ms", queries / options.seconds(),
-            (cpu.getOrDefault("query-1", 0L) + cpu.getOrDefault("query-2", 0L)) / 1e6 / queries));
+            replicaCores * 1000 / (queries / options.seconds())));
         shape.load = (shape.load.isEmpty() ? "" : shape.load + ", ") + loadBefore + "->"
             + FlightStatementBench.loadAverage();
       }
@@ -269,6 +271,8 @@ public final class ReadFloodBench {
     private final Map<String, List<Long>> groups;
     private Map<String, Long> opened;
     private Map<String, Long> closed;
+    private long openedAt;
+    private long closedAt;
 
     CpuWindow(Map<String, List<Long>> groups) {
       this.groups = groups;
@@ -277,16 +281,30 @@ public final class ReadFloodBench {
     @Override
     public void opened() {
       opened = sample();
+      openedAt = System.nanoTime();
     }
 
     @Override
     public void closed() {
+      closedAt = System.nanoTime();
       closed = sample();
+    }
+
+    /** Seconds between the samples (each taken as close to the window as it can be). */
+    double seconds() {
+      return (closedAt - openedAt) / 1e9 + (sampleNanos(opened) + sampleNanos(closed)) / 2e9;
+    }
+
+    private static long sampleNanos(Map<String, Long> sample) {
+      return sample.get("sampled in");
     }
 
     void addTo(Map<String, Long> totals) {
       long ours = 0;
       for (Map.Entry<String, Long> entry : closed.entrySet()) {
+        if (entry.getKey().equals("sampled in")) {
+          continue;
+        }
         long delta = entry.getValue() - opened.get(entry.getKey());
         totals.merge(entry.getKey(), delta, Long::sum);
         if (!entry.getKey().equals("machine")) {
@@ -298,12 +316,14 @@ public final class ReadFloodBench {
     }
 
     private Map<String, Long> sample() {
+      long begin = System.nanoTime();
       Map<String, Long> sample = new LinkedHashMap<>();
       for (Map.Entry<String, List<Long>> group : groups.entrySet()) {
         sample.put(group.getKey(), group.getValue().stream().mapToLong(CpuWindow::tree).sum());
       }
       sample.put("client JVM", ProcessCpu.nanos());
       sample.put("machine", machineBusy());
+      sample.put("sampled in", System.nanoTime() - begin);
       return sample;
     }
 
