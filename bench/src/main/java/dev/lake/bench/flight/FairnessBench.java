@@ -1,6 +1,8 @@
 package dev.lake.bench.flight;
 
-import dev.lake.bench.metasrv.Latencies;
+import dev.lake.bench.flight.ClosedLoop.Cell;
+import dev.lake.bench.flight.ClosedLoop.Load;
+import dev.lake.bench.flight.ClosedLoop.Query;
 import dev.lake.catalog.CatalogCache;
 import dev.lake.flight.CatalogSqlCatalog;
 import dev.lake.flight.LakeFlightServer;
@@ -13,33 +15,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.arrow.flight.CallOption;
-import org.apache.arrow.flight.FlightClient;
-import org.apache.arrow.flight.FlightEndpoint;
-import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightRuntimeException;
-import org.apache.arrow.flight.FlightStatusCode;
-import org.apache.arrow.flight.FlightStream;
-import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.auth2.BearerCredentialWriter;
 import org.apache.arrow.flight.grpc.CredentialCallOption;
 import org.apache.arrow.flight.sql.FlightSqlClient;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableExistsOption;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * Fairness of the Query tier's admission (issue 20): tenant A floods one lake Flight SQL server
@@ -160,45 +144,14 @@ public final class FairnessBench {
 
   private static void load(BufferAllocator root, int port, CallOption admin, Options options)
       throws Exception {
-    try (FlightSqlClient client = client(root, port)) {
+    try (FlightSqlClient client = ClosedLoop.client(root, port)) {
       client.executeUpdate("CREATE SCHEMA bench", admin);
-      ingest(root, client, admin, "points", 0, options.pointRows(), true);
-      for (long from = 0; from < options.rows(); from += BATCH_ROWS) {
-        ingest(root, client, admin, "log", from, (int) Math.min(BATCH_ROWS, options.rows() - from),
-            from == 0);
-      }
+      ClosedLoop.load(root, client, admin, "bench", "points", options.pointRows(), BATCH_ROWS);
+      ClosedLoop.load(root, client, admin, "bench", "log", options.rows(), BATCH_ROWS);
     }
-  }
-
-  private static void ingest(BufferAllocator root, FlightSqlClient client, CallOption admin,
-      String table, long from, int rows, boolean create) {
-    try (VectorSchemaRoot batch = FlightServers.points(root, from, rows)) {
-      TableDefinitionOptions definition = TableDefinitionOptions.newBuilder()
-          .setIfNotExist(create ? TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE
-              : TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL)
-          .setIfExists(create ? TableExistsOption.TABLE_EXISTS_OPTION_FAIL
-              : TableExistsOption.TABLE_EXISTS_OPTION_APPEND)
-          .build();
-      long written = client.executeIngest(batch, new FlightSqlClient.ExecuteIngestOptions(table,
-          definition, false, null, "bench", Map.of()), admin);
-      if (written != rows) {
-        throw new IllegalStateException("ingest into bench." + table + " wrote " + written
-            + " of " + rows + " rows");
-      }
-    }
-  }
-
-  private static FlightSqlClient client(BufferAllocator root, int port) {
-    return new FlightSqlClient(FlightClient.builder(root,
-        Location.forGrpcInsecure("127.0.0.1", port)).build());
   }
 
   // ---- queries -----------------------------------------------------------------------------
-
-  /** One kind of query of one client: runs one, checks its result. */
-  private interface Query {
-    void run(FlightSqlClient client, CallOption call) throws Exception;
-  }
 
   /** The heavy query; checks every group's count and sum. */
   private static Query heavy(long rows) {
@@ -213,7 +166,7 @@ public final class FairnessBench {
     return (client, call) -> {
       boolean[] seen = new boolean[GROUPS];
       int[] groups = {0};
-      drain(client, client.execute(HEAVY, call), call, root -> {
+      ClosedLoop.drain(client, client.execute(HEAVY, call), call, root -> {
         VarCharVector names = (VarCharVector) root.getVector(0);
         BigIntVector n = (BigIntVector) root.getVector(1);
         Float8Vector total = (Float8Vector) root.getVector(2);
@@ -237,71 +190,7 @@ public final class FairnessBench {
     };
   }
 
-  /** The point query by a random id; checks the one row. */
-  private static Query point(int pointRows) {
-    return (client, call) -> {
-      long id = ThreadLocalRandom.current().nextLong(pointRows);
-      long[] rows = {0};
-      drain(client, client.execute("SELECT id, name, score FROM bench.points WHERE id = " + id,
-          call), call, root -> {
-            for (int r = 0; r < root.getRowCount(); r++) {
-              long got = ((BigIntVector) root.getVector(0)).get(r);
-              String name = new String(((VarCharVector) root.getVector(1)).get(r),
-                  StandardCharsets.UTF_8);
-              if (got != id || !name.equals(FlightServers.name(id))) {
-                throw new IllegalStateException("point query for id " + id + " got (" + got
-                    + ", " + name + ")");
-              }
-              rows[0]++;
-            }
-          });
-      if (rows[0] != 1) {
-        throw new IllegalStateException("point query for id " + id + ": " + rows[0] + " rows");
-      }
-    };
-  }
-
-  private static void drain(FlightSqlClient client, FlightInfo info, CallOption call,
-      java.util.function.Consumer<VectorSchemaRoot> check) throws Exception {
-    for (FlightEndpoint endpoint : info.getEndpoints()) {
-      try (FlightStream stream = client.getStream(endpoint.getTicket(), call)) {
-        while (stream.next()) {
-          check.accept(stream.getRoot());
-        }
-      }
-    }
-  }
-
   // ---- measuring ---------------------------------------------------------------------------
-
-  /** Latencies (ns) of one tenant's queries in one configuration, over all rounds. */
-  private static final class Cell {
-    final Latencies latencies = new Latencies();
-    /** Queries that finished inside the measured windows. */
-    private long completed;
-    private double seconds;
-    private long refused;
-
-    synchronized void finished() {
-      completed++;
-    }
-
-    synchronized void refused() {
-      refused++;
-    }
-
-    double rate() {
-      return completed / seconds;
-    }
-
-    int count() {
-      return latencies.count();
-    }
-
-    double percentile(double p) {
-      return latencies.millis(p);
-    }
-  }
 
   /** What one configuration measured: B's and A's cells and the load average around them. */
   private static final class Row {
@@ -315,13 +204,10 @@ public final class FairnessBench {
     }
   }
 
-  /** One tenant's part of a phase: its clients, their query, and where their figures go. */
-  private record Load(Tenant tenant, Query query, int clients, Cell cell) {}
-
   private static void measure(BufferAllocator root, Options options, Tenant a, Tenant b,
       Configuration admitted, Configuration unbounded) throws Exception {
     Query heavy = heavy(options.rows());
-    Query point = point(options.pointRows());
+    Query point = ClosedLoop.point("bench.points", options.pointRows());
     int flooders = options.heavyClients();
     int pointers = options.pointClients();
     Row alone = new Row("B alone");
@@ -330,21 +216,22 @@ public final class FairnessBench {
     Row floodOff = new Row("A flood, " + unbounded.name());
     // Warm-up (JIT, plan cache): both queries together, then a short flood on each server.
     int port = admitted.server().port();
-    phase(root, port, 0, options.warmup(), new Load(a, heavy, 1, null),
-        new Load(b, point, pointers, null));
+    ClosedLoop.phase(root, port, 0, options.warmup(), new Load(a.call(), heavy, 1, null),
+        new Load(b.call(), point, pointers, null));
     for (Configuration c : List.of(admitted, unbounded)) {
-      phase(root, c.server().port(), 0, options.warmup(), new Load(a, heavy, flooders, null),
-          new Load(b, point, pointers, null));
+      ClosedLoop.phase(root, c.server().port(), 0, options.warmup(),
+          new Load(a.call(), heavy, flooders, null), new Load(b.call(), point, pointers, null));
     }
     for (int round = 0; round < options.rounds(); round++) {
-      run(root, port, 0, options, new Load(a, heavy, 0, null),
-          new Load(b, point, pointers, alone.b), alone);
-      run(root, port, 0, options, new Load(a, heavy, 1, heavyAlone.a),
-          new Load(b, point, 0, null), heavyAlone);
-      run(root, port, options.warmup(), options, new Load(a, heavy, flooders, flood.a),
-          new Load(b, point, pointers, flood.b), flood);
+      run(root, port, 0, options, new Load(a.call(), heavy, 0, null),
+          new Load(b.call(), point, pointers, alone.b), alone);
+      run(root, port, 0, options, new Load(a.call(), heavy, 1, heavyAlone.a),
+          new Load(b.call(), point, 0, null), heavyAlone);
+      run(root, port, options.warmup(), options, new Load(a.call(), heavy, flooders, flood.a),
+          new Load(b.call(), point, pointers, flood.b), flood);
       run(root, unbounded.server().port(), options.warmup(), options,
-          new Load(a, heavy, flooders, floodOff.a), new Load(b, point, pointers, floodOff.b),
+          new Load(a.call(), heavy, flooders, floodOff.a),
+          new Load(b.call(), point, pointers, floodOff.b),
           floodOff);
     }
     report(options, alone, heavyAlone, flood, floodOff);
@@ -353,94 +240,9 @@ public final class FairnessBench {
   private static void run(BufferAllocator root, int port, double warmup, Options options,
       Load heavy, Load point, Row row) throws Exception {
     String before = FlightStatementBench.loadAverage();
-    phase(root, port, warmup, options.seconds(), heavy, point);
+    ClosedLoop.phase(root, port, warmup, options.seconds(), heavy, point);
     row.load = (row.load.isEmpty() ? "" : row.load + ", ") + before + "->"
         + FlightStatementBench.loadAverage();
-  }
-
-  /**
-   * The heavy clients start; after {@code warmup} seconds the point clients start, and both run
-   * for {@code seconds} more, the measured window: queries that end within it count toward the
-   * rates, and the latency of every query that starts or ends within it is recorded (a query
-   * started in the window is waited for). Refused queries are
-   * counted and retried.
-   */
-  private static void phase(BufferAllocator root, int port, double warmup, double seconds,
-      Load heavy, Load point) throws Exception {
-    ExecutorService threads =
-        Executors.newFixedThreadPool(Math.max(1, heavy.clients() + point.clients()));
-    List<FlightSqlClient> clients = new ArrayList<>();
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicLongArray window = new AtomicLongArray(new long[] {Long.MAX_VALUE, Long.MAX_VALUE});
-    try {
-      List<Future<?>> running = new ArrayList<>();
-      for (Load load : List.of(heavy, point)) {
-        for (int i = 0; i < load.clients(); i++) {
-          clients.add(client(root, port));
-        }
-      }
-      for (int i = 0; i < heavy.clients(); i++) {
-        FlightSqlClient client = clients.get(i);
-        running.add(threads.submit(() -> loop(client, heavy, stop, window)));
-      }
-      Thread.sleep((long) (warmup * 1000));
-      long start = System.nanoTime();
-      window.set(1, start + (long) (seconds * 1e9));
-      window.set(0, start);
-      for (int i = 0; i < point.clients(); i++) {
-        FlightSqlClient client = clients.get(heavy.clients() + i);
-        running.add(threads.submit(() -> loop(client, point, stop, window)));
-      }
-      long left;
-      while ((left = window.get(1) - System.nanoTime()) > 0) {
-        Thread.sleep(Math.max(1, left / 1_000_000));
-      }
-      stop.set(true);
-      for (Future<?> future : running) {
-        future.get();
-      }
-      for (Load load : List.of(heavy, point)) {
-        if (load.cell() != null) {
-          load.cell().seconds += seconds;
-        }
-      }
-    } finally {
-      stop.set(true);
-      threads.shutdownNow();
-      for (FlightSqlClient client : clients) {
-        client.close();
-      }
-    }
-  }
-
-  private static Void loop(FlightSqlClient client, Load load, AtomicBoolean stop,
-      AtomicLongArray window)
-      throws Exception {
-    Cell cell = load.cell();
-    while (!stop.get()) {
-      long begin = System.nanoTime();
-      try {
-        load.query().run(client, load.tenant().call());
-      } catch (FlightRuntimeException e) {
-        if (e.status().code() != FlightStatusCode.RESOURCE_EXHAUSTED) {
-          throw e;
-        }
-        if (cell != null) {
-          cell.refused();
-        }
-        Thread.sleep(10);
-        continue;
-      }
-      long end = System.nanoTime();
-      boolean endedInWindow = end >= window.get(0) && end <= window.get(1);
-      if (cell != null && (begin >= window.get(0) || endedInWindow)) {
-        cell.latencies.add(end - begin);
-        if (endedInWindow) {
-          cell.finished();
-        }
-      }
-    }
-    return null;
   }
 
   private static void report(Options options, Row alone, Row heavyAlone, Row flood,
@@ -464,7 +266,7 @@ public final class FairnessBench {
           b.count() == 0 ? "" : String.format("%.1f", b.rate()), figure(b, 0.5), figure(b, 0.99),
           figure(b, 1.0), ratios,
           row.a.count() == 0 ? "" : String.format("%.2f", row.a.rate()), figure(row.a, 0.5),
-          row.a.refused, b.refused, row.load);
+          row.a.refusals(), b.refusals(), row.load);
     }
     System.out.printf("A's queries/s, admission / off: %.2fx; B's p99 admission / off: %.2fx%n",
         flood.a.rate() / floodOff.a.rate(), flood.b.percentile(0.99)
@@ -505,47 +307,29 @@ public final class FairnessBench {
       """;
 
   private static Options parse(String[] args) {
-    double seconds = 15;
-    double warmup = 2;
-    int rounds = 2;
-    int heavyClients = 32;
-    int pointClients = 1;
-    long rows = 4_000_000;
-    int pointRows = 10_000;
-    int maxConcurrent = LakeFlightServer.DEFAULT_MAX_CONCURRENT_QUERIES;
-    int maxPerTenant = LakeFlightServer.DEFAULT_MAX_QUERIES_PER_TENANT;
-    int maxQueued = LakeFlightServer.DEFAULT_MAX_QUEUED_QUERIES;
-    Duration maxWait = LakeFlightServer.DEFAULT_MAX_QUEUE_WAIT;
-    int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
-    double boundTurns = 2;
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--help") || args[i].equals("-h")) {
-        System.out.print(usage());
-        return null;
-      }
-      String value = i + 1 < args.length ? args[i + 1] : null;
-      if (value == null) {
-        throw new IllegalArgumentException("option " + args[i] + " needs a value\n" + usage());
-      }
-      switch (args[i]) {
-        case "--seconds" -> seconds = Double.parseDouble(value);
-        case "--warmup" -> warmup = Double.parseDouble(value);
-        case "--rounds" -> rounds = Integer.parseInt(value);
-        case "--heavy-clients" -> heavyClients = Integer.parseInt(value);
-        case "--point-clients" -> pointClients = Integer.parseInt(value);
-        case "--rows" -> rows = Long.parseLong(value);
-        case "--point-rows" -> pointRows = Integer.parseInt(value);
-        case "--max-concurrent" -> maxConcurrent = Integer.parseInt(value);
-        case "--max-per-tenant" -> maxPerTenant = Integer.parseInt(value);
-        case "--max-queued" -> maxQueued = Integer.parseInt(value);
-        case "--max-wait" -> maxWait = Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
-        case "--workers" -> workers = Integer.parseInt(value);
-        case "--bound-turns" -> boundTurns = Double.parseDouble(value);
-        default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n"
-            + usage());
-      }
-      i++;
+    Flags flags = Flags.parse(args, usage(), List.of("--seconds", "--warmup", "--rounds",
+        "--heavy-clients", "--point-clients", "--rows", "--point-rows", "--max-concurrent",
+        "--max-per-tenant", "--max-queued", "--max-wait", "--workers", "--bound-turns"));
+    if (flags == null) {
+      return null;
     }
+    double seconds = flags.number("--seconds", 15);
+    double warmup = flags.number("--warmup", 2);
+    int rounds = flags.integer("--rounds", 2);
+    int heavyClients = flags.integer("--heavy-clients", 32);
+    int pointClients = flags.integer("--point-clients", 1);
+    long rows = flags.count("--rows", 4_000_000);
+    int pointRows = flags.integer("--point-rows", 10_000);
+    int maxConcurrent =
+        flags.integer("--max-concurrent", LakeFlightServer.DEFAULT_MAX_CONCURRENT_QUERIES);
+    int maxPerTenant =
+        flags.integer("--max-per-tenant", LakeFlightServer.DEFAULT_MAX_QUERIES_PER_TENANT);
+    int maxQueued = flags.integer("--max-queued", LakeFlightServer.DEFAULT_MAX_QUEUED_QUERIES);
+    Duration maxWait = Duration.ofMillis((long) (flags.number("--max-wait",
+        LakeFlightServer.DEFAULT_MAX_QUEUE_WAIT.toMillis() / 1000.0) * 1000));
+    int workers =
+        flags.integer("--workers", Math.max(2, Runtime.getRuntime().availableProcessors()));
+    double boundTurns = flags.number("--bound-turns", 2);
     if (seconds <= 0 || rounds < 1 || heavyClients < 1 || pointClients < 1 || rows < 1
         || pointRows < 1) {
       throw new IllegalArgumentException("--seconds, --rounds, --heavy-clients, --point-clients,"

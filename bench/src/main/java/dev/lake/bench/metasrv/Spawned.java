@@ -21,18 +21,30 @@ import java.util.regex.Pattern;
 /**
  * A {@code lake} process started from the packaged jar ({@code cli/target/lake-cli.jar}) with the
  * flags a user's {@code ./lake} passes, its output copied to a log file. Every process started
- * is killed when the benchmark's JVM exits.
+ * is stopped when the benchmark's JVM exits: SIGTERM (a {@code lake cluster} then stops its own
+ * members), SIGKILL after 30 s.
  */
-final class Spawned implements AutoCloseable {
+public final class Spawned implements AutoCloseable {
 
-  private static final Pattern LISTENING =
-      Pattern.compile("(?:Flight SQL on|metasrv listening on) [^ ]+:(\\d+)");
+  /** The port a server prints, or the client endpoint {@code lake cluster} prints. */
+  private static final Pattern LISTENING = Pattern.compile(
+      "(?:Flight SQL on|metasrv listening on|lake cluster: endpoint) [^ ]+:(\\d+)");
   private static final Pattern METRICS = Pattern.compile("metrics on (http://\\S+/metrics)");
   private static final List<Process> STARTED = new CopyOnWriteArrayList<>();
 
   static {
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> STARTED.forEach(Process::destroyForcibly),
-        "lake-bench-children"));
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      STARTED.forEach(process -> process.toHandle().destroy());
+      for (Process process : STARTED) {
+        try {
+          if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+          }
+        } catch (InterruptedException e) {
+          process.destroyForcibly();
+        }
+      }
+    }, "lake-bench-children"));
   }
 
   final String name;
@@ -53,11 +65,12 @@ final class Spawned implements AutoCloseable {
   }
 
   /**
-   * Starts {@code lake <args>} and waits (up to 180 s) until it prints the port it listens on.
+   * Starts {@code lake <args>} and waits (up to 180 s) until it prints the port it listens on
+   * (for {@code lake cluster}: its client endpoint, printed once every member listens).
    *
    * @param jvmOptions extra JVM options (e.g. a JFR recording), may be empty
    */
-  static Spawned start(Path jar, Path logs, String name, List<String> jvmOptions, String... args)
+  public static Spawned start(Path jar, Path logs, String name, List<String> jvmOptions, String... args)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(
         ProcessHandle.current().info().command().orElse("java"),
@@ -80,7 +93,8 @@ final class Spawned implements AutoCloseable {
     return spawned;
   }
 
-  int port() {
+  /** The port it printed (for {@code lake cluster}, the endpoint's). */
+  public int port() {
     return port.join();
   }
 
