@@ -2,6 +2,8 @@ package dev.lake.engine.log.segment;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HashMap;
@@ -38,6 +40,10 @@ final class ChunkCodec {
   private static final int ZSTD_LEVEL = 3;
   /** A dictionary is tried only while it has at most this share of the rows as entries. */
   private static final int DICT_MAX_SHARE = 4;
+
+  private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
   private ChunkCodec() {}
 
@@ -272,19 +278,35 @@ final class ChunkCodec {
       throw new SegmentFormatException("has " + (end - at - 9) + " packed bytes, " + rows + " values of "
           + bits + " bits need " + words * 8);
     }
-    long from = at + 9;
-    long mask = bits == 64 ? -1L : (1L << bits) - 1;
-    for (int i = 0; i < rows; i++) {
-      long x = base + (bits == 0 ? 0 : unpack(in, from, i, bits, mask));
-      switch (kind) {
-        case INT8, UINT8 -> values.setByte(i, (byte) x);
-        case INT16, UINT16 -> values.setShort(i * 2L, (short) x);
-        case INT32, UINT32, DATE_DAY -> values.setInt(i * 4L, (int) x);
-        case DECIMAL128 -> {
-          values.setLong(i * 16L, x);
-          values.setLong(i * 16L + 8, x >> 63);
+    MemorySegment src = segment(in, at + 9, words * 8);
+    MemorySegment dst = segment(values, 0, (long) rows * width(kind));
+    switch (width(kind)) {
+      case 1 -> {
+        for (int i = 0; i < rows; i++) {
+          dst.set(ValueLayout.JAVA_BYTE, i, (byte) (base + unpack(src, i, bits)));
         }
-        default -> values.setLong(i * 8L, x);
+      }
+      case 2 -> {
+        for (int i = 0; i < rows; i++) {
+          dst.setAtIndex(SHORT, i, (short) (base + unpack(src, i, bits)));
+        }
+      }
+      case 4 -> {
+        for (int i = 0; i < rows; i++) {
+          dst.setAtIndex(INT, i, (int) (base + unpack(src, i, bits)));
+        }
+      }
+      case 8 -> {
+        for (int i = 0; i < rows; i++) {
+          dst.setAtIndex(LONG, i, base + unpack(src, i, bits));
+        }
+      }
+      default -> {
+        for (int i = 0; i < rows; i++) {
+          long x = base + unpack(src, i, bits);
+          dst.setAtIndex(LONG, 2L * i, x);
+          dst.setAtIndex(LONG, 2L * i + 1, x >> 63);
+        }
       }
     }
   }
@@ -360,7 +382,6 @@ final class ChunkCodec {
     if (codes + words * 8 != end) {
       throw new SegmentFormatException("has a dictionary whose lengths do not add up");
     }
-    long mask = bits == 0 ? 0 : (1L << bits) - 1;
     for (int e = 0; e < n; e++) {
       int a = in.getInt(dictOffsets + e * 4L);
       int b = in.getInt(dictOffsets + e * 4L + 4);
@@ -370,29 +391,33 @@ final class ChunkCodec {
     }
     ArrowBuf offsets = allocator.buffer((rows + 1L) * 4);
     owned.add(offsets);
+    MemorySegment dictionary = segment(in, dictOffsets, (n + 1L) * 4);
+    MemorySegment packed = segment(in, codes, words * 8);
+    MemorySegment out = segment(offsets, 0, (rows + 1L) * 4);
     long total = 0;
-    offsets.setInt(0, 0);
+    out.setAtIndex(INT, 0, 0);
     for (int i = 0; i < rows; i++) {
-      long code = bits == 0 ? 0 : unpack(in, codes, i, bits, mask);
+      long code = unpack(packed, i, bits);
       if (code >= n) {
         throw new SegmentFormatException("has code " + code + " beyond its dictionary of " + n);
       }
-      total += in.getInt(dictOffsets + code * 4 + 4) - in.getInt(dictOffsets + code * 4);
+      total += dictionary.getAtIndex(INT, code + 1) - dictionary.getAtIndex(INT, code);
       if (total > dataLength) {
         throw new SegmentFormatException("decodes to more than the " + dataLength + " value bytes its footer says");
       }
-      offsets.setInt((i + 1L) * 4, (int) total);
+      out.setAtIndex(INT, i + 1, (int) total);
     }
     if (total != dataLength) {
       throw new SegmentFormatException("decodes to " + total + " value bytes, its footer says " + dataLength);
     }
     ArrowBuf data = allocator.buffer(Math.max(dataLength, 1));
     owned.add(data);
+    MemorySegment entries = segment(in, dictData, dictBytes);
+    MemorySegment bytes = segment(data, 0, dataLength);
     for (int i = 0; i < rows; i++) {
-      long code = bits == 0 ? 0 : unpack(in, codes, i, bits, mask);
-      int a = in.getInt(dictOffsets + code * 4);
-      int len = in.getInt(dictOffsets + code * 4 + 4) - a;
-      data.setBytes(offsets.getInt(i * 4L), in, dictData + a, len);
+      long code = unpack(packed, i, bits);
+      int a = dictionary.getAtIndex(INT, code);
+      MemorySegment.copy(entries, a, bytes, out.getAtIndex(INT, i), dictionary.getAtIndex(INT, code + 1) - a);
     }
     return List.of(validity, offsets, data.slice(0, dataLength));
   }
@@ -409,15 +434,24 @@ final class ChunkCodec {
     }
   }
 
-  private static long unpack(ArrowBuf in, long from, int i, int bits, long mask) {
-    long bit = (long) i * bits;
-    long word = from + (bit >>> 6) * 8;
-    int off = (int) (bit & 63);
-    long x = in.getLong(word) >>> off;
-    if (off + bits > 64) {
-      x |= in.getLong(word + 8) << (64 - off);
+  /** Value {@code i} of {@code bits} bits, packed LSB-first into the int64 words of {@code words}. */
+  private static long unpack(MemorySegment words, int i, int bits) {
+    if (bits == 0) {
+      return 0;
     }
-    return x & mask;
+    long bit = (long) i * bits;
+    long word = bit >>> 6;
+    int off = (int) (bit & 63);
+    long x = words.getAtIndex(LONG, word) >>> off;
+    if (off + bits > 64) {
+      x |= words.getAtIndex(LONG, word + 1) << (64 - off);
+    }
+    return bits == 64 ? x : x & ((1L << bits) - 1);
+  }
+
+  /** Bytes {@code [at, at + length)} of {@code buf} as a segment (bounds-checked by the JIT). */
+  private static MemorySegment segment(ArrowBuf buf, long at, long length) {
+    return MemorySegment.ofBuffer(buf.nioBuffer(at, (int) length));
   }
 
   private static void need(long at, long length, long end) throws SegmentFormatException {
