@@ -66,6 +66,7 @@ public final class TpchBench {
     Path dir = null;
     boolean explain = false;
     boolean cachedPlans = false;
+    String compression = "none";
     for (int i = 0; i < args.length; i += 2) {
       switch (args[i]) {
         case "--sf" -> sf = Double.parseDouble(args[i + 1]);
@@ -77,6 +78,7 @@ public final class TpchBench {
         case "--dir" -> dir = Path.of(args[i + 1]);
         case "--explain" -> explain = Boolean.parseBoolean(args[i + 1]);
         case "--sql" -> statements.add(args[i + 1]);
+        case "--compression" -> compression = args[i + 1];
         case "--plans" -> cachedPlans = switch (args[i + 1]) {
           case "fresh" -> false;
           case "cached" -> true;
@@ -94,13 +96,15 @@ public final class TpchBench {
       }
     }
     if (dir == null) {
-      dir = Path.of(System.getProperty("java.io.tmpdir"), "lake-tpch-sf" + sf);
+      dir = Path.of(System.getProperty("java.io.tmpdir"), "lake-tpch-sf" + sf
+          + ("none".equals(compression) ? "" : "-" + compression));
     }
     Files.createDirectories(dir);
     boolean loaded = Files.exists(dir.resolve("loaded"));
     try (BufferAllocator allocator = new RootAllocator();
         TableEngine log = ServiceLoader.load(TableEngineFactory.class).stream().map(ServiceLoader.Provider::get)
-            .filter(f -> f.name().equals("log")).findFirst().orElseThrow().create(Map.of());
+            .filter(f -> f.name().equals("log")).findFirst().orElseThrow()
+            .create(Map.of("log.compression", compression));
         Connection duck = DriverManager.getConnection("jdbc:duckdb:" + dir.resolve("duck.db"), duckProperties(loaded))) {
       MapCatalog catalog = new MapCatalog();
       List<TableHandle> handles = new ArrayList<>();

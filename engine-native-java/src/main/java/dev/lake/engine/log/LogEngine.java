@@ -11,6 +11,7 @@ import dev.lake.engine.Version;
 import dev.lake.engine.log.commit.CommitEntry;
 import dev.lake.engine.log.commit.CommitLog;
 import dev.lake.engine.log.segment.NestedLayout;
+import dev.lake.engine.log.segment.Compression;
 import dev.lake.engine.log.store.LocalObjectStore;
 import dev.lake.engine.log.store.ObjectStore;
 import dev.lake.engine.log.store.S3ObjectStore;
@@ -38,7 +39,7 @@ final class LogEngine implements TableEngine {
       Set.of(DATA + "/", CommitLog.LOG, CommitLog.CHECKPOINTS, CommitLog.EXPIRED);
 
   record Settings(int blockRows, long segmentBytes, int commitRetries, int checkpointInterval,
-      Duration orphanGrace, long mapBytes, S3Settings s3) {}
+      Duration orphanGrace, long mapBytes, S3Settings s3, Compression compression) {}
 
   private final Settings settings;
   private S3Client s3;

@@ -3,6 +3,7 @@ package dev.lake.engine.log;
 import dev.lake.engine.EngineException;
 import dev.lake.engine.TableEngine;
 import dev.lake.engine.TableEngineFactory;
+import dev.lake.engine.log.segment.Compression;
 import dev.lake.engine.log.store.S3Settings;
 import java.time.Duration;
 import java.util.Map;
@@ -25,6 +26,10 @@ import java.util.Map;
  *   <li>{@code log.read.map.bytes}: how many bytes of local segments an open table keeps
  *       memory-mapped for reading, least recently used out first (default 4 GiB); 0 reads by
  *       copying;
+ *   <li>{@code log.compression}: how segments written from now on store their chunks:
+ *       {@code none} (raw Arrow buffers, read mapped zero-copy; the default), {@code fast}
+ *       (lightweight encodings where they pay) or {@code small} (encodings and zstd). Segments
+ *       of every setting are read alike, so it may change at any time;
  *   <li>{@code log.s3.*}: S3 endpoint, region, path-style and credentials, see {@link S3Settings}.
  * </ul>
  */
@@ -50,8 +55,14 @@ public final class LogEngineFactory implements TableEngineFactory {
     String map = properties.getOrDefault("log.read.map.bytes", "4294967296");
     long mapBytes = "0".equals(map.trim()) ? 0
         : positive(properties, "log.read.map.bytes", 4L << 30, Long.MAX_VALUE);
+    Compression compression;
+    try {
+      compression = Compression.parse(properties.getOrDefault("log.compression", "none"));
+    } catch (IllegalArgumentException e) {
+      throw new EngineException(null, "log." + e.getMessage());
+    }
     return new LogEngine(new LogEngine.Settings(blockRows, segmentBytes, retries, checkpointInterval,
-        Duration.ofSeconds(graceSeconds), mapBytes, S3Settings.from(properties)));
+        Duration.ofSeconds(graceSeconds), mapBytes, S3Settings.from(properties), compression));
   }
 
   private static long positive(Map<String, String> properties, String key, long fallback, long max) {

@@ -461,7 +461,7 @@ final class LogTableHandle implements TableHandle {
     BufferAllocator parent = input.getFieldVectors().getFirst().getAllocator();
     try (BufferAllocator staging = parent.newChildAllocator("log-append", 0, Long.MAX_VALUE);
         SegmentAppender appender = new SegmentAppender(store, LogEngine.DATA + "/", schema,
-            settings.blockRows(), settings.segmentBytes(), staging)) {
+            settings.blockRows(), settings.segmentBytes(), settings.compression(), staging)) {
       while (batches.loadNextBatch()) {
         appender.append(input);
       }

@@ -78,7 +78,8 @@ final class Maintenance {
     List<SegmentAppender.Written> written;
     try (BufferAllocator allocator = new RootAllocator();
         SegmentAppender appender = new SegmentAppender(store, LogEngine.DATA + "/", s.schema(),
-            table.settings().blockRows(), policy.compactionTargetBytes(), allocator)) {
+            table.settings().blockRows(), policy.compactionTargetBytes(), table.settings().compression(),
+            allocator)) {
       List<Integer> columns = IntStream.range(0, s.schema().getFields().size()).boxed().toList();
       for (LiveSegment segment : small) {
         SegmentFooter footer = table.footer(segment, at, s.schema());

@@ -1,6 +1,7 @@
 package dev.lake.engine.log;
 
 import static dev.lake.engine.log.LogTestData.ALL_TYPES;
+import static dev.lake.engine.log.LogTestFiles.flipByte;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -74,14 +75,6 @@ class LogIntegrityTest {
     assertTrue(e.getMessage().contains("version 1"), e.getMessage());
   }
 
-  private void flipByte(Path file, long position) throws IOException {
-    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-      f.seek(position);
-      int b = f.read();
-      f.seek(position);
-      f.write(b ^ 0x10);
-    }
-  }
 
   @Test
   void flippedByteInColumnDataIsCorruption() throws IOException {

@@ -1,5 +1,6 @@
 package dev.lake.engine.log;
 
+import static dev.lake.engine.log.LogTestFiles.flipByte;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -250,12 +251,4 @@ class LogNestedColumnsTest {
     }
   }
 
-  private static void flipByte(Path file, long position) throws IOException {
-    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-      f.seek(position);
-      int b = f.read();
-      f.seek(position);
-      f.write(b ^ 0x10);
-    }
-  }
 }

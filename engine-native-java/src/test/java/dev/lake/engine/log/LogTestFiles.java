@@ -1,6 +1,7 @@
 package dev.lake.engine.log;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -19,6 +20,16 @@ final class LogTestFiles {
       for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
         Files.deleteIfExists(p);
       }
+    }
+  }
+
+  /** Flips one bit of the byte at {@code position} (again to restore it). */
+  static void flipByte(Path file, long position) throws IOException {
+    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+      f.seek(position);
+      int b = f.read();
+      f.seek(position);
+      f.write(b ^ 0x10);
     }
   }
 }

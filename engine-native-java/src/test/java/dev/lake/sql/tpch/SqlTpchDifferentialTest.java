@@ -52,7 +52,7 @@ class SqlTpchDifferentialTest {
     allocator = new RootAllocator();
     log = ServiceLoader.load(TableEngineFactory.class).stream().map(ServiceLoader.Provider::get)
         .filter(f -> f.name().equals("log")).findFirst().orElseThrow()
-        .create(Map.of("log.block.rows", "4096"));
+        .create(engineProperties());
     duck = DriverManager.getConnection("jdbc:duckdb:");
     try (Statement s = duck.createStatement()) {
       s.execute("SET threads TO 1");
@@ -67,6 +67,11 @@ class SqlTpchDifferentialTest {
     }
     serial = new SqlEngine(catalog, Long.MAX_VALUE, 1);
     parallel = new SqlEngine(catalog, Long.MAX_VALUE, 3);
+  }
+
+  /** The log engine's properties; subclasses run the same queries over other table settings. */
+  Map<String, String> engineProperties() {
+    return Map.of("log.block.rows", "4096");
   }
 
   @AfterAll

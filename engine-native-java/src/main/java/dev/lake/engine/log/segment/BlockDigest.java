@@ -43,6 +43,14 @@ final class BlockDigest implements Runnable {
     this.writerStats = writerStats;
   }
 
+  /** A digest computed already, by the writing thread. */
+  static BlockDigest done(BlockMeta meta) {
+    BlockDigest digest = new BlockDigest(meta.rows(), List.of(), new long[0], List.of(), List.of(), null, null);
+    digest.started.set(true);
+    digest.meta.complete(meta);
+    return digest;
+  }
+
   /** On the helper thread: computes the digest unless the writing thread already began it. */
   @Override
   public void run() {

@@ -49,6 +49,8 @@ final class BlockReader extends ArrowReader {
   private final ArrowBuf[] runOf;
   private final long[] startInRun;
   private final List<ArrowBuf> runs = new ArrayList<>(2);
+  /** Buffers decoded for this batch, released once the vectors retained them. */
+  private final List<ArrowBuf> decoded = new ArrayList<>();
   private final List<ArrowFieldNode> nodes = new ArrayList<>();
   private final List<ArrowBuf> buffers = new ArrayList<>();
   private int next;
@@ -104,6 +106,14 @@ final class BlockReader extends ArrowReader {
         ChunkMeta meta = block.columns().get(column);
         long offset = startInRun[column];
         int first = buffers.size();
+        if (meta.encoding() != null) {
+          decode(block, blockIndex, column, meta);
+          if (kinds[column].variableWidth()) {
+            checkOffsets(buffers, block.rows(), blockIndex, column);
+          }
+          nodes.add(new ArrowFieldNode(block.rows(), meta.stats().nullCount()));
+          continue;
+        }
         for (long len : meta.bufferLengths()) {
           buffers.add(runOf[column].slice(offset, len));
           offset += len;
@@ -147,7 +157,31 @@ final class BlockReader extends ArrowReader {
     } finally {
       runs.forEach(ArrowBuf::close);
       runs.clear();
+      decoded.forEach(ArrowBuf::close);
+      decoded.clear();
     }
+  }
+
+  /**
+   * Decodes an encoded chunk (checked against its CRC32C by {@link #readRuns}) into buffers of
+   * the caller's allocator, added to {@link #buffers}; what it allocates goes to
+   * {@link #decoded}, released once the vectors retained it.
+   */
+  private void decode(BlockMeta block, int blockIndex, int column, ChunkMeta meta) {
+    int rows = block.rows();
+    long nulls = meta.stats().nullCount();
+    ArrowBuf shared = nulls == 0 && rows > 0 && rows <= AllValidBitmap.MAX_ROWS ? allValid(rows) : null;
+    List<ArrowBuf> out;
+    try {
+      out = ChunkCodec.decode(kinds[column], meta, rows,
+          runOf[column].slice(startInRun[column], meta.length()), shared, allocator, decoded);
+    } catch (SegmentFormatException e) {
+      throw onCorrupt.corrupt(blockIndex, columnName(column), e.getMessage(), e);
+    }
+    if (nulls > 0 && Bits.zeros(out.getFirst().nioBuffer(0, (int) out.getFirst().capacity()), rows) != nulls) {
+      throw onCorrupt.corrupt(blockIndex, columnName(column), "has another number of NULLs than its statistics say", null);
+    }
+    buffers.addAll(out);
   }
 
   /**
@@ -213,7 +247,7 @@ final class BlockReader extends ArrowReader {
           if ((int) crc.getValue() != meta.crc32c()) {
             throw onCorrupt.corrupt(blockIndex, columnName(column), "fails its checksum", null);
           }
-          if (kinds[column] != null && meta.stats().nullCount() == 0 && block.rows() > 0
+          if (kinds[column] != null && meta.encoding() == null && meta.stats().nullCount() == 0 && block.rows() > 0
               && Bits.zeros(run.nioBuffer(meta.offset() - start, (int) meta.bufferLengths().get(0).longValue()), block.rows()) != 0) {
             // Readers then hand out an all-valid bitmap for it (loadNextBatch): the two must agree.
             throw onCorrupt.corrupt(blockIndex, columnName(column), "has NULLs its statistics say it has not", null);

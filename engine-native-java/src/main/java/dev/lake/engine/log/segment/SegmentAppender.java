@@ -41,6 +41,7 @@ public final class SegmentAppender implements AutoCloseable {
   private final Schema schema;
   private final int blockRows;
   private final long segmentBytes;
+  private final Compression compression;
   /**
    * Blocks whose digest may still read their memory while the next ones are cut: enough to keep
    * the helper busy while a block is written, few enough that the slicers' scratch stays small.
@@ -71,6 +72,13 @@ public final class SegmentAppender implements AutoCloseable {
    */
   public SegmentAppender(ObjectStore store, String directory, Schema schema, int blockRows,
       long segmentBytes, BufferAllocator allocator) {
+    this(store, directory, schema, blockRows, segmentBytes, Compression.NONE, allocator);
+  }
+
+  /** @param compression how the segments' chunks are stored */
+  public SegmentAppender(ObjectStore store, String directory, Schema schema, int blockRows,
+      long segmentBytes, Compression compression, BufferAllocator allocator) {
+    this.compression = compression;
     this.store = store;
     this.directory = directory;
     this.schema = schema;
@@ -198,7 +206,7 @@ public final class SegmentAppender implements AutoCloseable {
     if (current == null) {
       String key = directory + UUID.randomUUID() + ".seg";
       keys.add(key);
-      current = new SegmentWriter(store, key, schema, helper);
+      current = new SegmentWriter(store, key, schema, helper, compression);
     }
     BlockDigest digest = current.writeBlock(n, block);
     if (current.size() >= segmentBytes) {

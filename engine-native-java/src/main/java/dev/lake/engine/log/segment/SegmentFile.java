@@ -164,7 +164,10 @@ public final class SegmentFile {
           }
         }
         long sum = chunk.bufferLengths().stream().mapToLong(Long::longValue).sum();
-        if (sum != chunk.length() || chunk.stats().nullCount() > block.rows()) {
+        boolean sized = chunk.encoding() == null ? sum == chunk.length()
+            : sum <= Integer.MAX_VALUE && chunk.encoding().encodedLength() >= 0
+                && chunk.encoding().encodedLength() <= sum + 64;
+        if (!sized || chunk.stats().nullCount() > block.rows()) {
           throw new SegmentFormatException("has a malformed chunk index");
         }
       }

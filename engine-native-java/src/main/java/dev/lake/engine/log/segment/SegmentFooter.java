@@ -26,6 +26,11 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
    * 1 only refuse such segments ("unknown footer format") instead of misreading them.
    */
   static final int FORMAT_NESTED = 2;
+  /**
+   * Footers of segments with an encoded chunk ({@link ChunkMeta.Encoding}): such chunks name
+   * their encoding, codec and encoded length. Readers of formats 1 and 2 refuse them.
+   */
+  static final int FORMAT_ENCODED = 3;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public SegmentFooter {
@@ -43,7 +48,8 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
   byte[] encode() throws IOException {
     List<ColumnKind> kinds = kinds(schema);
     ObjectNode root = JSON.createObjectNode();
-    root.put("format", kinds.contains(null) ? FORMAT_NESTED : FORMAT);
+    boolean encoded = blocks.stream().anyMatch(b -> b.columns().stream().anyMatch(x -> x.encoding() != null));
+    root.put("format", encoded ? FORMAT_ENCODED : kinds.contains(null) ? FORMAT_NESTED : FORMAT);
     root.set("schema", JSON.readTree(schema.toJson()));
     ArrayNode blockArray = root.putArray("blocks");
     for (BlockMeta block : blocks) {
@@ -56,6 +62,11 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
         n.put("offset", chunk.offset());
         n.put("length", chunk.length());
         n.put("crc32c", chunk.crc32c());
+        if (chunk.encoding() != null) {
+          n.put("enc", chunk.encoding().scheme());
+          n.put("codec", chunk.encoding().codec());
+          n.put("encoded", chunk.encoding().encodedLength());
+        }
         ArrayNode lengths = n.putArray("buffers");
         chunk.bufferLengths().forEach(lengths::add);
         if (!chunk.nodes().isEmpty()) {
@@ -80,9 +91,9 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
     try {
       JsonNode root = JSON.readTree(bytes);
       int format = root == null ? 0 : root.path("format").asInt();
-      if (format != FORMAT && format != FORMAT_NESTED) {
+      if (format != FORMAT && format != FORMAT_NESTED && format != FORMAT_ENCODED) {
         throw new SegmentFormatException("has footer format " + format + ", which this version of"
-            + " lake cannot read (it reads formats " + FORMAT + " and " + FORMAT_NESTED + ")");
+            + " lake cannot read (it reads formats " + FORMAT + " to " + FORMAT_ENCODED + ")");
       }
       Schema schema = Schema.fromJSON(root.get("schema").toString());
       List<ColumnKind> kinds = kinds(schema);
@@ -102,7 +113,7 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
           for (int i = 0; i + 1 < nodeArray.size(); i += 2) {
             nodes.add(new ChunkMeta.Node(nodeArray.get(i).asInt(), nodeArray.get(i + 1).asInt()));
           }
-          if ((kinds.get(c) == null) != (format == FORMAT_NESTED && !nodes.isEmpty())
+          if ((kinds.get(c) == null) != (format != FORMAT && !nodes.isEmpty())
               || (kinds.get(c) == null && n.has("min"))) {
             throw new SegmentFormatException("a column's chunk does not fit its type");
           }
@@ -110,8 +121,21 @@ public record SegmentFooter(Schema schema, List<BlockMeta> blocks) {
               ? new ColumnStats(nulls, decodeValue(kinds.get(c), n.get("min").asText()),
                   decodeValue(kinds.get(c), n.get("max").asText()), n.path("exact").asBoolean())
               : ColumnStats.unknown(nulls);
+          ChunkMeta.Encoding encoding = null;
+          if (n.has("enc")) {
+            String scheme = n.path("enc").asText();
+            String codec = n.path("codec").asText();
+            if (format != FORMAT_ENCODED || kinds.get(c) == null) {
+              throw new SegmentFormatException("a column's chunk is encoded where its footer format cannot be");
+            }
+            if (!ChunkCodec.knownScheme(scheme) || !ChunkCodec.knownCodec(codec)) {
+              throw new SegmentFormatException("a chunk has encoding '" + scheme + "' with codec '" + codec
+                  + "', which this version of lake cannot read");
+            }
+            encoding = new ChunkMeta.Encoding(scheme, codec, requireLong(n, "encoded"));
+          }
           chunks.add(new ChunkMeta(requireLong(n, "offset"), requireLong(n, "length"),
-              (int) requireLong(n, "crc32c"), lengths, stats, nodes));
+              (int) requireLong(n, "crc32c"), lengths, stats, nodes, encoding));
           c++;
         }
         blocks.add(new BlockMeta((int) requireLong(b, "rows"), chunks));

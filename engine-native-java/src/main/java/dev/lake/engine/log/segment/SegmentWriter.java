@@ -31,6 +31,7 @@ final class SegmentWriter implements AutoCloseable {
   private final Schema schema;
   private final List<ColumnKind> kinds;
   private final Executor helper;
+  private final Compression compression;
   private final StatsCollector helperStats = new StatsCollector();
   private final StatsCollector writerStats = new StatsCollector();
   private final ObjectStore.ObjectWriter out;
@@ -42,8 +43,10 @@ final class SegmentWriter implements AutoCloseable {
    * @param helper runs the digests of the blocks, one at a time (a serial executor: they share
    *     scratch memory); the caller's thread runs those it needs before the helper began them
    */
-  SegmentWriter(ObjectStore store, String key, Schema schema, Executor helper) throws IOException {
+  SegmentWriter(ObjectStore store, String key, Schema schema, Executor helper, Compression compression)
+      throws IOException {
     this.key = key;
+    this.compression = compression;
     this.schema = schema;
     this.kinds = SegmentFooter.kinds(schema);
     this.helper = helper;
@@ -78,6 +81,9 @@ final class SegmentWriter implements AutoCloseable {
    *     any more.
    */
   BlockDigest writeBlock(int n, List<ColumnSlice> columns) throws IOException {
+    if (compression != Compression.NONE) {
+      return writeEncodedBlock(n, columns);
+    }
     List<ByteBuffer> all = new ArrayList<>(kinds.size() * 4);
     long[] starts = new long[columns.size()];
     long at = position;
@@ -103,6 +109,47 @@ final class SegmentWriter implements AutoCloseable {
       digest.await();
       throw e;
     }
+    rows += n;
+    return digest;
+  }
+
+  /**
+   * Like {@link #writeBlock} for {@code fast} and {@code small}: on this thread, as encoding
+   * needs a chunk's statistics before its bytes and their length are known. A flat chunk is
+   * written encoded where {@link ChunkCodec} finds it pays, raw otherwise; the CRC32C covers the
+   * stored bytes.
+   */
+  private BlockDigest writeEncodedBlock(int n, List<ColumnSlice> columns) throws IOException {
+    List<ByteBuffer> all = new ArrayList<>(kinds.size() * 4);
+    List<ChunkMeta> chunks = new ArrayList<>(kinds.size());
+    long at = position;
+    for (int c = 0; c < columns.size(); c++) {
+      ColumnSlice slice = columns.get(c);
+      ColumnStats stats = writerStats.collect(kinds.get(c), schema.getFields().get(c), slice);
+      ChunkCodec.Encoded encoded = kinds.get(c) == null ? null
+          : ChunkCodec.encode(kinds.get(c), slice, stats.nullCount(), compression);
+      int pad = (int) (-at & (CHUNK_ALIGNMENT - 1));
+      if (pad > 0) {
+        all.add(ZEROS.duplicate().limit(pad));
+        at += pad;
+      }
+      long start = at;
+      CRC32C crc = new CRC32C();
+      List<Long> lengths = new ArrayList<>(3);
+      ByteBuffer[] stored = encoded == null ? slice.buffers() : new ByteBuffer[] {encoded.stored()};
+      for (ByteBuffer bytes : stored) {
+        crc.update(bytes.duplicate());
+        lengths.add((long) bytes.remaining());
+        all.add(bytes.duplicate());
+        at += bytes.remaining();
+      }
+      chunks.add(new ChunkMeta(start, at - start, (int) crc.getValue(),
+          encoded == null ? lengths : encoded.bufferLengths(), stats, slice.nodes(),
+          encoded == null ? null : encoded.encoding()));
+    }
+    BlockDigest digest = BlockDigest.done(new BlockMeta(n, chunks));
+    write(all.toArray(ByteBuffer[]::new));
+    blocks.add(digest);
     rows += n;
     return digest;
   }
