@@ -106,6 +106,20 @@ class LakeClientFileTest {
   }
 
   @Test
+  void aFileInsertReportsTheVersionTheTableShowsAndDdlNone() throws Exception {
+    assertEquals(1, lake.execute(INSERT, 1, FileUpload.of(file(11, 1000))));
+    ExecuteResult inserted = lake.executeWithVersion(INSERT, 2, FileUpload.of(file(12, 50_000)));
+    assertEquals(1, inserted.count());
+    assertEquals(java.util.OptionalLong.of(version()), inserted.version());
+    assertEquals(2, inserted.version().getAsLong(), "the second insert's version");
+    ExecuteResult plain = lake.executeWithVersion("INSERT INTO robots.episodes (id) VALUES (3)");
+    assertEquals(new ExecuteResult(1, java.util.OptionalLong.of(3)), plain);
+    assertEquals(new ExecuteResult(0, java.util.OptionalLong.empty()),
+        lake.executeWithVersion("CREATE TABLE robots.other (id BIGINT)"));
+    assertEquals(3, version());
+  }
+
+  @Test
   void withProgressReportsTheBytesStoredThenTheLocationOfTheRow() throws Exception {
     Path file = file(2, (1 << 20) + 5);
     long size = Files.size(file);
