@@ -90,6 +90,8 @@ class LakePutS3ResumeTest {
         DataLocation location = result.rows().iterator().next().getLocation("video");
         assertTrue(location.uri().toString().startsWith("s3://lake/stage/tenants/"), location.toString());
         assertTrue(out.toString().contains("uri:    " + location.uri()), out.toString());
+        assertTrue(out.toString().contains("committed version 1\n"), "the interrupted run"
+            + " committed nothing, the resumed one the table's first version: " + out);
         try (InputStream in = lake.open(location)) {
           assertArrayEquals(bytes, in.readAllBytes());
         }

@@ -8,6 +8,7 @@ import dev.lake.cli.objects.PutCommand;
 import dev.lake.engine.DataLocation;
 import dev.lake.sdk.Credentials;
 import dev.lake.sdk.LakeClient;
+import dev.lake.sdk.LakeException;
 import dev.lake.sdk.QueryResult;
 import dev.lake.sdk.Row;
 import java.io.IOException;
@@ -116,6 +117,16 @@ class LakePutTest {
       assertEquals("video/mp4", location.mimeType());
       assertTrue(run.out().contains("inserted 1 row into robots.episodes"), run.out());
       assertTrue(run.out().contains("uri:    " + location.uri()), run.out());
+      // The version printed is the one that first holds the row, and the table's latest.
+      java.util.regex.Matcher committed =
+          java.util.regex.Pattern.compile("(?m)^committed version (\\d+)$").matcher(run.out());
+      assertTrue(committed.find(), run.out());
+      long version = Long.parseLong(committed.group(1));
+      assertEquals(1, rowsOf42(version));
+      assertEquals(0, rowsOf42(version - 1));
+      LakeException.NotFound later = org.junit.jupiter.api.Assertions.assertThrows(
+          LakeException.NotFound.class, () -> rowsOf42(version + 1));
+      assertTrue(later.getMessage().contains(Long.toString(version + 1)), later.getMessage());
       assertTrue(run.out().contains("sha256: " + location.sha256()), run.out());
       assertTrue(run.out().contains("size:   " + location.size()), run.out());
       try (InputStream in = lake.open(location)) {
@@ -126,6 +137,13 @@ class LakePutTest {
     List<String> progress = run.err().lines().toList();
     assertTrue(progress.getLast().startsWith("run42.mp4: 3.0 MiB / 3.0 MiB (100%)"), run.err());
     assertTrue(progress.getLast().contains("done in"), run.err());
+  }
+
+  private static long rowsOf42(long version) {
+    try (QueryResult result = lake.query("SELECT count(*) AS n FROM robots.episodes FOR VERSION"
+        + " AS OF " + version + " WHERE id = 42")) {
+      return result.rows().iterator().next().getLong("n");
+    }
   }
 
   private static LocalDate toLocalDate(Object value) {

@@ -143,7 +143,7 @@ final class InsertStatement implements PreparedUpdate {
   }
 
   @Override
-  public long execute(BufferAllocator allocator) {
+  public UpdateResult execute(BufferAllocator allocator) {
     if (source == null) {
       throw new SqlException(SqlException.Kind.INVALID, "the statement has "
           + parameterSchema.getFields().size() + " parameters (?): bind values to execute it");
@@ -153,7 +153,7 @@ final class InsertStatement implements PreparedUpdate {
   }
 
   @Override
-  public long execute(BufferAllocator allocator, ArrowReader parameters) {
+  public UpdateResult execute(BufferAllocator allocator, ArrowReader parameters) {
     if (source != null) {
       return Updates.executeWithoutParameters(this, allocator, parameters);
     }
@@ -274,9 +274,9 @@ final class InsertStatement implements PreparedUpdate {
    * Runs {@code source}, converts and checks every row, then commits them all at once (or runs
    * {@code none} when there are no rows).
    *
-   * @return the rows written
+   * @return the rows written and the version holding them
    */
-  static long run(PreparedQuery source, TableName target, Schema tableSchema, List<String> columns,
+  static UpdateResult run(PreparedQuery source, TableName target, Schema tableSchema, List<String> columns,
       BufferAllocator allocator, SqlEngine engine, Commit commit, Runnable none) {
     // The query stays open until the rows moved out of its batches are released: a buffer
     // imported through the Arrow C data interface (a Lance scan's) keeps its import, allocated
@@ -294,18 +294,19 @@ final class InsertStatement implements PreparedUpdate {
     }
   }
 
-  private static long commit(InsertRows rows, Commit commit, Runnable none) {
+  private static UpdateResult commit(InsertRows rows, Commit commit, Runnable none) {
     if (rows.rows() == 0) {
       none.run();
-      return 0;
+      return UpdateResult.none();
     }
     byte[] sha256 = rows.sha256();
+    Version version;
     try (ArrowReader reader = rows.reader()) {
-      commit.commit(reader, sha256);
+      version = commit.commit(reader, sha256);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return rows.rows();
+    return new UpdateResult(rows.rows(), java.util.Optional.of(version));
   }
 
   private static int countParameters(SqlNode node) {

@@ -22,21 +22,21 @@ public interface PreparedUpdate {
   /**
    * Runs a statement without parameters.
    *
-   * @return the update count: rows inserted, 0 for DDL
+   * @return the update count (rows inserted, 0 for DDL) and the table version committed
    * @throws SqlException INVALID if the statement has parameters, or naming the column and row
    *     when a value does not fit (NOT NULL, a cast); TABLE_NOT_FOUND / ALREADY_EXISTS /
    *     NOT_EMPTY for DDL on a missing or existing object; TABLE_NOT_FOUND when the table was
    *     dropped after the statement was prepared
    */
-  long execute(BufferAllocator allocator);
+  UpdateResult execute(BufferAllocator allocator);
 
   /**
    * Runs the statement once for every row of {@code parameters} (whose columns bind the
    * {@code ?} in order), all of them together as one change. The reader is consumed, not closed.
    *
-   * @return the update count
+   * @return the update count and the table version committed
    * @throws SqlException INVALID when the parameters' count or types do not fit
    *     {@link #parameterSchema()}, naming the parameter; otherwise as {@link #execute(BufferAllocator)}
    */
-  long execute(BufferAllocator allocator, ArrowReader parameters);
+  UpdateResult execute(BufferAllocator allocator, ArrowReader parameters);
 }

@@ -254,7 +254,7 @@ public final class SqlEngine {
    * @throws SqlException as {@link #prepareUpdate} and {@link PreparedUpdate#execute}
    */
   public long executeUpdate(String sql, BufferAllocator allocator) {
-    return prepareUpdate(sql).execute(allocator);
+    return prepareUpdate(sql).execute(allocator).count();
   }
 
   /** Plans a query's syntax tree relationally, against this engine's catalog. */

@@ -237,13 +237,13 @@ final class Updates {
       }
 
       @Override
-      public long execute(BufferAllocator allocator) {
+      public UpdateResult execute(BufferAllocator allocator) {
         action.run();
-        return 0;
+        return UpdateResult.none();
       }
 
       @Override
-      public long execute(BufferAllocator allocator, ArrowReader parameters) {
+      public UpdateResult execute(BufferAllocator allocator, ArrowReader parameters) {
         return executeWithoutParameters(this, allocator, parameters);
       }
     };
@@ -253,7 +253,7 @@ final class Updates {
    * A statement without {@code ?} bound to parameters runs once, when the binding has no
    * columns (what a client sends to execute a prepared statement without parameters).
    */
-  static long executeWithoutParameters(PreparedUpdate update, BufferAllocator allocator,
+  static UpdateResult executeWithoutParameters(PreparedUpdate update, BufferAllocator allocator,
       ArrowReader parameters) {
     try {
       if (!parameters.getVectorSchemaRoot().getSchema().getFields().isEmpty()) {
@@ -276,10 +276,10 @@ final class Updates {
     }
 
     @Override
-    public long execute(BufferAllocator allocator) {
+    public UpdateResult execute(BufferAllocator allocator) {
       if (catalog.openTable(name).isPresent()) {
         if (ifNotExists) {
-          return 0;
+          return UpdateResult.none();
         }
         throw new SqlException(SqlException.Kind.ALREADY_EXISTS, "table " + SqlCatalog.LAKE
             + "." + name + " already exists");
@@ -304,7 +304,7 @@ final class Updates {
     }
 
     @Override
-    public long execute(BufferAllocator allocator, ArrowReader parameters) {
+    public UpdateResult execute(BufferAllocator allocator, ArrowReader parameters) {
       return executeWithoutParameters(this, allocator, parameters);
     }
   }

@@ -97,7 +97,7 @@ class FileColumnTest {
       ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch();
       try (ArrowReader reader = new RecordBatchReader(allocator, params, List.of(batch))) {
         assertEquals(2, engine.prepareUpdate("INSERT INTO robots.episodes (id, video) VALUES (?, ?)")
-            .execute(allocator, reader));
+            .execute(allocator, reader).count());
       }
     }
     List<DataLocation> read = new ArrayList<>();

@@ -57,7 +57,7 @@ class SqlInsertMixedParametersTest {
     assertEquals(List.of("id", "label"),
         insert.parameterSchema().getFields().stream().map(Field::getName).toList());
     try (Params params = new Params(allocator, 1000)) {
-      assertEquals(1000, insert.execute(allocator, params));
+      assertEquals(1000, insert.execute(allocator, params).count());
     }
     assertEquals(Version.of(1), version(), "one version for all rows");
     assertEquals(List.of(List.of(1000L, 999L, "lab", "lab", 7, 7, "label-5")),
@@ -65,7 +65,7 @@ class SqlInsertMixedParametersTest {
             + " min(CASE WHEN id = 5 THEN label END) FROM s.t"));
     // Re-executed with new values, the constants are the same.
     try (Params params = new Params(allocator, 3)) {
-      assertEquals(3, insert.execute(allocator, params));
+      assertEquals(3, insert.execute(allocator, params).count());
     }
     assertEquals(List.of(List.of(1003L, 7L)), rows("SELECT count(*), sum(score) / count(*) FROM s.t"));
   }
@@ -77,7 +77,7 @@ class SqlInsertMixedParametersTest {
     assertEquals(List.of(new ArrowType.Int(64, true), ArrowType.Utf8.INSTANCE),
         insert.parameterSchema().getFields().stream().map(Field::getType).toList());
     try (Params params = new Params(allocator, 3)) {
-      assertEquals(6, insert.execute(allocator, params));
+      assertEquals(6, insert.execute(allocator, params).count());
     }
     assertEquals(List.of(List.of(0L, "a"), List.of(1L, "a"), List.of(2L, "a"),
         List.of(101L, "label-0"), List.of(101L, "label-1"), List.of(101L, "label-2")),

@@ -21,7 +21,7 @@ class SqlUpdateDefaultSchemaTest extends LogTablesFixture {
   }
 
   private long update(String sql, String schema) {
-    return engine.prepareUpdate(sql, schema).execute(allocator);
+    return engine.prepareUpdate(sql, schema).execute(allocator).count();
   }
 
   private long count(String sql, String schema) throws Exception {

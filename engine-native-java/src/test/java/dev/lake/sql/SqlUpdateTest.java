@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
@@ -266,6 +267,25 @@ class SqlUpdateTest {
   }
 
   @Test
+  void anUpdateReportsTheTableVersionItCommitted() {
+    assertEquals(UpdateResult.none(), engine.prepareUpdate("CREATE SCHEMA s").execute(allocator));
+    assertEquals(UpdateResult.none(),
+        engine.prepareUpdate("CREATE TABLE s.t (x INT)").execute(allocator));
+    assertEquals(new UpdateResult(2, Optional.of(Version.of(1))),
+        engine.prepareUpdate("INSERT INTO s.t VALUES (1), (2)").execute(allocator));
+    assertEquals(new UpdateResult(1, Optional.of(Version.of(2))),
+        engine.prepareUpdate("INSERT INTO s.t VALUES (3)").execute(allocator));
+    assertEquals(UpdateResult.none(),
+        engine.prepareUpdate("INSERT INTO s.t SELECT x FROM s.t WHERE x > 10").execute(allocator),
+        "an INSERT of no rows commits no version");
+    assertEquals(Version.of(2), version("s", "t"));
+    UpdateResult created = engine.prepareUpdate("CREATE TABLE s.u AS SELECT x FROM s.t")
+        .execute(allocator);
+    assertEquals(3, created.count());
+    assertEquals(Optional.of(version("s", "u")), created.version());
+  }
+
+  @Test
   void insertIntoATableDroppedAfterPrepareIsNotFound() {
     update("CREATE SCHEMA s");
     update("CREATE TABLE s.t (x INT)");
@@ -287,7 +307,8 @@ class SqlUpdateTest {
     assertEquals(new ArrowType.Int(64, true), insert.parameterSchema().getFields().get(0).getType());
     int n = 5000;
     try (Params params = new Params(allocator, n, false)) {
-      assertEquals(n, insert.execute(allocator, params));
+      assertEquals(new UpdateResult(n, Optional.of(Version.of(1))),
+          insert.execute(allocator, params));
     }
     assertEquals(Version.of(1), version("s", "t"));
     assertEquals(List.of(SqlFixture.list((long) n, 4999L, "label-7")),

@@ -5,6 +5,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.lake.sql.PreparedUpdate;
 import dev.lake.sql.SqlEngine;
+import dev.lake.sql.UpdateResult;
 import io.vertx.core.Context;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.GrpcServerRequest;
@@ -25,7 +26,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <ul>
  *   <li>{@code DoPut(CommandStatementUpdate)}: DDL or INSERT text, answered with one
- *       {@code PutResult} carrying {@code DoPutUpdateResult{record_count}};
+ *       {@code PutResult} carrying {@code DoPutUpdateResult{record_count}} and, when it
+ *       committed a table version (an INSERT of rows, a CREATE TABLE AS), the response header
+ *       {@value Ingestor#VERSION_HEADER} naming it, as an ingest does;
  *   <li>{@code CreatePreparedStatement} of an update: the handle, an empty {@code dataset_schema}
  *       (how clients tell an update from a query) and the {@code parameter_schema} of its
  *       {@code ?} (the INSERT target columns' types);
@@ -167,9 +170,9 @@ final class UpdateCommands {
       done = true;
       try {
         workers.execute(() -> {
-          long count;
+          UpdateResult outcome;
           try {
-            count = run();
+            outcome = run();
           } catch (Throwable e) {
             var status = ErrorMapper.toStatus(e);
             context.runOnContext(v -> request.response().fail(status));
@@ -178,9 +181,13 @@ final class UpdateCommands {
             allocator.close();
           }
           FlightSql.DoPutUpdateResult result =
-              FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(count).build();
-          context.runOnContext(v -> request.response().end(
-              Flight.PutResult.newBuilder().setAppMetadata(result.toByteString()).build()));
+              FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(outcome.count()).build();
+          context.runOnContext(v -> {
+            outcome.version().ifPresent(version -> request.response().headers()
+                .set(Ingestor.VERSION_HEADER, version.toString()));
+            request.response().end(
+                Flight.PutResult.newBuilder().setAppMetadata(result.toByteString()).build());
+          });
         });
       } catch (RejectedExecutionException e) {
         allocator.close();
@@ -205,7 +212,7 @@ final class UpdateCommands {
     }
 
     /** Worker thread. */
-    private long run() throws java.io.IOException {
+    private UpdateResult run() throws java.io.IOException {
       limits.check(sql);
       PreparedUpdate update = sqlEngine.prepareUpdate(sql, defaultSchema);
       if (messages.isEmpty()) {

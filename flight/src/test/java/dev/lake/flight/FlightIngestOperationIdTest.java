@@ -9,14 +9,8 @@ import dev.lake.engine.Version;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.arrow.flight.CallHeaders;
-import org.apache.arrow.flight.CallStatus;
-import org.apache.arrow.flight.FlightClient;
-import org.apache.arrow.flight.FlightClientMiddleware;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
-import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableExistsOption;
@@ -38,33 +32,17 @@ class FlightIngestOperationIdTest {
 
   @TempDir Path directory;
   private LakeServerFixture lake;
-  private FlightClient flight;
-  private FlightSqlClient client;
-  private final AtomicReference<String> versionHeader = new AtomicReference<>();
+  private VersionHeaderClient client;
 
   @BeforeEach
   void start() {
     lake = new LakeServerFixture(directory);
-    FlightClientMiddleware.Factory headers = info -> new FlightClientMiddleware() {
-      @Override
-      public void onBeforeSendingHeaders(CallHeaders outgoing) {}
-
-      @Override
-      public void onHeadersReceived(CallHeaders incoming) {
-        versionHeader.set(incoming.get("lake-table-version"));
-      }
-
-      @Override
-      public void onCallCompleted(CallStatus status) {}
-    };
-    flight = FlightClient.builder(lake.clientAllocator(),
-        Location.forGrpcInsecure("127.0.0.1", lake.port())).intercept(headers).build();
-    client = new FlightSqlClient(flight);
+    client = new VersionHeaderClient(lake);
   }
 
   @AfterEach
   void stop() throws Exception {
-    flight.close();
+    client.close();
     lake.close();
   }
 
@@ -77,9 +55,8 @@ class FlightIngestOperationIdTest {
   }
 
   private long ingest(long from, int rows, String operationId) throws Exception {
-    versionHeader.set(null);
     try (VectorSchemaRoot data = IngestData.episodes(lake.clientAllocator(), from, rows)) {
-      return client.executeIngest(data, withId(operationId));
+      return client.sql.executeIngest(data, withId(operationId));
     }
   }
 
@@ -87,15 +64,15 @@ class FlightIngestOperationIdTest {
   void aRepeatedOperationReturnsTheVersionItCommittedAndAppendsNothing() throws Exception {
     String id = UUID.randomUUID().toString();
     assertEquals(10, ingest(0, 10, id));
-    assertEquals("1", versionHeader.get());
+    assertEquals("1", client.version());
     assertEquals(10, ingest(0, 10, id));
-    assertEquals("1", versionHeader.get(), "the repeat answers the first commit's version");
+    assertEquals("1", client.version(), "the repeat answers the first commit's version");
     assertEquals(Version.of(1), lake.catalog.lookup(RUNS).orElseThrow().version());
 
     assertEquals(5, ingest(100, 5, UUID.randomUUID().toString()));
-    assertEquals("2", versionHeader.get());
+    assertEquals("2", client.version());
     assertEquals(10, ingest(0, 10, id), "an older operation repeated later still answers");
-    assertEquals("1", versionHeader.get());
+    assertEquals("1", client.version());
     assertEquals(Version.of(2), lake.catalog.lookup(RUNS).orElseThrow().version());
   }
 

@@ -1,6 +1,7 @@
 package dev.lake.flight;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,20 +42,31 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code CommandStatementUpdate}, prepared updates with bound batches), the Flight SQL JDBC
  * driver 18.3.0 (executeUpdate, addBatch/executeBatch) and ADBC 0.20.0's bulk ingest, and the
  * statuses of bad updates, after each of which nothing changed and the server still answers.
+ * An update that commits a table version names it in the response header {@code
+ * lake-table-version}, as an ingest does (statement and prepared INSERTs, CREATE TABLE AS); DDL,
+ * an INSERT of no rows and a refused INSERT send none.
  */
 class FlightUpdateTest {
 
   @TempDir Path dir;
   private LakeServerFixture lake;
+  private VersionHeaderClient headers;
 
   @BeforeEach
   void start() {
     lake = new LakeServerFixture(dir);
+    headers = new VersionHeaderClient(lake);
   }
 
   @AfterEach
   void stop() throws Exception {
+    headers.close();
     lake.close();
+  }
+
+  /** An update through {@link #headers}, which keeps its {@code lake-table-version} header. */
+  private long headerUpdate(String sql) {
+    return headers.sql.executeUpdate(sql);
   }
 
   private long update(String sql) {
@@ -359,5 +371,57 @@ class FlightUpdateTest {
     }
     assertEquals(List.of(), lake.catalog.tables("s"));
     assertEquals(0, update("CREATE SCHEMA IF NOT EXISTS s"), "the server still answers");
+  }
+
+  @Test
+  void statementUpdatesNameTheVersionTheyCommitted() {
+    headerUpdate("CREATE SCHEMA lab");
+    assertNull(headers.version(), "DDL commits no table version");
+    headerUpdate("CREATE TABLE lab.runs (id BIGINT NOT NULL)");
+    assertNull(headers.version());
+    assertEquals(2, headerUpdate("INSERT INTO lab.runs VALUES (1), (2)"));
+    assertEquals("1", headers.version());
+    assertEquals(1, headerUpdate("INSERT INTO lab.runs VALUES (3)"));
+    assertEquals(version("lab", "runs").toString(), headers.version());
+    assertEquals("2", headers.version());
+    assertEquals(0, headerUpdate("INSERT INTO lab.runs SELECT id FROM lab.runs WHERE id > 10"));
+    assertNull(headers.version(), "an INSERT of no rows commits no version");
+    assertEquals(3, headerUpdate("CREATE TABLE lab.copy AS SELECT id FROM lab.runs"));
+    assertEquals(version("lab", "copy").toString(), headers.version());
+  }
+
+  @Test
+  void aPreparedInsertNamesTheVersionOfItsBatch() throws Exception {
+    headerUpdate("CREATE SCHEMA lab");
+    headerUpdate("CREATE TABLE lab.runs (id BIGINT NOT NULL)");
+    headerUpdate("INSERT INTO lab.runs VALUES (0)");
+    try (FlightSqlClient.PreparedStatement insert =
+            headers.sql.prepare("INSERT INTO lab.runs (id) VALUES (?)");
+        VectorSchemaRoot params = VectorSchemaRoot.create(new Schema(List.of(
+            Field.nullable("id", new ArrowType.Int(64, true)))), lake.clientAllocator())) {
+      BigIntVector id = (BigIntVector) params.getVector(0);
+      id.allocateNew(3);
+      for (int i = 0; i < 3; i++) {
+        id.set(i, 10 + i);
+      }
+      params.setRowCount(3);
+      insert.setParameters(params);
+      assertEquals(3, insert.executeUpdate());
+      assertEquals("2", headers.version());
+      assertEquals(Version.of(2), version("lab", "runs"));
+    }
+  }
+
+  @Test
+  void aRefusedInsertNamesNoVersionAndChangesNothing() {
+    headerUpdate("CREATE SCHEMA lab");
+    headerUpdate("CREATE TABLE lab.runs (id BIGINT NOT NULL)");
+    FlightRuntimeException e = assertThrows(FlightRuntimeException.class,
+        () -> headerUpdate("INSERT INTO lab.runs VALUES (NULL)"));
+    assertEquals(FlightStatusCode.INVALID_ARGUMENT, e.status().code(), e.getMessage());
+    assertNull(headers.version());
+    assertEquals(Version.of(0), version("lab", "runs"));
+    assertEquals(1, headerUpdate("INSERT INTO lab.runs VALUES (1)"), "the server still answers");
+    assertEquals("1", headers.version());
   }
 }

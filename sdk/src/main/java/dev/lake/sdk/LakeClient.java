@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Iterator;
 import java.util.Collections;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -71,7 +72,7 @@ public final class LakeClient implements AutoCloseable {
   /** The caller's stage, opened on first use. */
   private ObjectStage stage;
 
-  private final AppendVersions appendVersions;
+  private final TableVersions tableVersions;
   private volatile Duration appendRetryWindow = DEFAULT_APPEND_RETRY_WINDOW;
 
   /** How long {@link #append} retries an ambiguous failure before it reports a pending append. */
@@ -81,8 +82,8 @@ public final class LakeClient implements AutoCloseable {
   public static final int MAX_APPEND_ROWS = 10_000;
 
   private LakeClient(BufferAllocator allocator, FlightClient flight, CallOption[] options,
-      StageCredentials stageCredentials, Path resumeDir, AppendVersions appendVersions) {
-    this.appendVersions = appendVersions;
+      StageCredentials stageCredentials, Path resumeDir, TableVersions tableVersions) {
+    this.tableVersions = tableVersions;
     this.allocator = allocator;
     this.flight = flight;
     this.client = new FlightSqlClient(flight);
@@ -143,7 +144,7 @@ public final class LakeClient implements AutoCloseable {
     };
     BufferAllocator allocator = new RootAllocator();
     try {
-      AppendVersions versions = new AppendVersions();
+      TableVersions versions = new TableVersions();
       FlightClient flight = FlightClient.builder(allocator, location).intercept(versions).build();
       return new LakeClient(allocator, flight, credentials.callOptions(), stageCredentials,
           resumeDir, versions);
@@ -231,22 +232,36 @@ public final class LakeClient implements AutoCloseable {
    * @throws IllegalStateException if this client is closed
    */
   public long execute(String sql, Object... params) {
+    return executeWithVersion(sql, params).count();
+  }
+
+  /**
+   * As {@link #execute}, also returning the table version the statement committed (the
+   * server's response header {@code lake-table-version}): an INSERT's new version, the one that
+   * holds its rows. Throws, and is safe to retry, exactly as {@link #execute}.
+   *
+   * @return the update count and the version committed (empty for DDL or an INSERT of no rows)
+   */
+  public ExecuteResult executeWithVersion(String sql, Object... params) {
     Objects.requireNonNull(sql, "sql");
     checkOpen();
-    if (params.length == 0) {
-      try {
-        return client.executeUpdate(sql, options);
-      } catch (FlightRuntimeException e) {
-        throw LakeException.from(e);
-      }
-    }
+    TableVersions.Tagged call = TableVersions.tagged(options);
     FlightSqlClient.PreparedStatement prepared = null;
     try {
-      prepared = prepare(sql, params, true);
-      return prepared.executeUpdate(options);
+      long count;
+      if (params.length == 0) {
+        count = client.executeUpdate(sql, call.options());
+      } else {
+        prepared = prepare(sql, params, true);
+        count = prepared.executeUpdate(call.options());
+      }
+      Long version = tableVersions.take(call.call());
+      return new ExecuteResult(count, version == null ? OptionalLong.empty()
+          : OptionalLong.of(version));
     } catch (FlightRuntimeException e) {
       throw LakeException.from(e);
     } finally {
+      tableVersions.take(call.call());
       closeQuietly(prepared);
     }
   }
@@ -408,48 +423,53 @@ public final class LakeClient implements AutoCloseable {
             .build(),
         false, null, parts[0], java.util.Map.of("lake.operation_id",
             pending.operationId().toString()));
+    TableVersions.Tagged call = TableVersions.tagged(options);
     long deadline = System.nanoTime() + appendRetryWindow.toNanos();
     long backoffMillis = 50;
     boolean ambiguous = false;
-    while (true) {
-      checkOpen();
-      try (ArrowStreamReader reader = new ArrowStreamReader(
-          new java.io.ByteArrayInputStream(pending.payload()), allocator)) {
-        long rows = client.executeIngest(reader, ingest, options);
-        Long version = appendVersions.take(pending.operationId());
-        forgetQuietly(pending);
-        if (version == null) {
-          throw new LakeException("the server accepted the append of " + rows + " rows to "
-              + pending.table() + " but named no version (not a lake server?)", null, false);
-        }
-        return new AppendResult(pending.operationId(), rows, version);
-      } catch (FlightRuntimeException e) {
-        if (!mayHaveCommitted(e.status().code())) {
-          if (!ambiguous) {
-            forgetQuietly(pending);
+    try {
+      while (true) {
+        checkOpen();
+        try (ArrowStreamReader reader = new ArrowStreamReader(
+            new java.io.ByteArrayInputStream(pending.payload()), allocator)) {
+          long rows = client.executeIngest(reader, ingest, call.options());
+          Long version = tableVersions.take(call.call());
+          forgetQuietly(pending);
+          if (version == null) {
+            throw new LakeException("the server accepted the append of " + rows + " rows to "
+                + pending.table() + " but named no version (not a lake server?)", null, false);
           }
-          throw LakeException.from(e);
+          return new AppendResult(pending.operationId(), rows, version);
+        } catch (FlightRuntimeException e) {
+          if (!mayHaveCommitted(e.status().code())) {
+            if (!ambiguous) {
+              forgetQuietly(pending);
+            }
+            throw LakeException.from(e);
+          }
+          ambiguous = true;
+          if (System.nanoTime() + backoffMillis * 1_000_000 > deadline) {
+            throw new LakeException.AppendPending("the append of " + pending.rows() + " rows to "
+                + pending.table() + " (operation " + pending.operationId() + ") may or may not have"
+                + " committed: " + e.status().code() + ": " + e.getMessage() + "; resume it with"
+                + " LakeClient.resume" + pending.checkpoint().map(f -> " (checkpoint " + f + ")")
+                .orElse(""), e, pending);
+          }
+          try {
+            Thread.sleep(backoffMillis);
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new LakeException.AppendPending("interrupted while retrying the append to "
+                + pending.table() + " (operation " + pending.operationId() + "); resume it with"
+                + " LakeClient.resume", interrupted, pending);
+          }
+          backoffMillis = Math.min(backoffMillis * 2, 2_000);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException("cannot reread the append payload", e);
         }
-        ambiguous = true;
-        if (System.nanoTime() + backoffMillis * 1_000_000 > deadline) {
-          throw new LakeException.AppendPending("the append of " + pending.rows() + " rows to "
-              + pending.table() + " (operation " + pending.operationId() + ") may or may not have"
-              + " committed: " + e.status().code() + ": " + e.getMessage() + "; resume it with"
-              + " LakeClient.resume" + pending.checkpoint().map(f -> " (checkpoint " + f + ")")
-              .orElse(""), e, pending);
-        }
-        try {
-          Thread.sleep(backoffMillis);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw new LakeException.AppendPending("interrupted while retrying the append to "
-              + pending.table() + " (operation " + pending.operationId() + "); resume it with"
-              + " LakeClient.resume", interrupted, pending);
-        }
-        backoffMillis = Math.min(backoffMillis * 2, 2_000);
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException("cannot reread the append payload", e);
       }
+    } finally {
+      tableVersions.take(call.call());
     }
   }
 

@@ -5,13 +5,16 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -19,6 +22,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -47,13 +55,16 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
  * The S3 stage: objects of one tenant below {@code s3://bucket/prefix/tenants/<t>/}.
  *
  * <p><b>Upload.</b> The content key must be known before the bytes go to the store, so
- * {@link #put} reads the file twice: a first local pass computes SHA-256 and size (local reads are
- * several times faster than the network), then the file streams as a multipart upload straight to
- * {@code objects/<hh>/<sha256>}. S3 makes a multipart object visible only at
- * CompleteMultipartUpload, so the key is published atomically and only when complete; no
- * temporary object and no server-side copy (which S3 limits to 5 GB) are needed. The second pass
- * recomputes the digest and aborts if the file changed in between. Memory is one part buffer.
- * Files of at most one part go as a single PutObject (with Content-MD5).
+ * {@link #put} reads the file twice: a first local pass computes SHA-256, size and each part's
+ * MD5 (local reads are several times faster than the network), then the file streams as a
+ * multipart upload straight to {@code objects/<hh>/<sha256>}, {@value #PARTS_IN_FLIGHT} parts at
+ * once, each read from one open descriptor by positional reads (no part buffer) and sent with
+ * its Content-MD5. S3 makes a multipart object visible only at CompleteMultipartUpload, so the
+ * key is published atomically and only when complete; no temporary object and no server-side
+ * copy (which S3 limits to 5 GB) are needed. The bytes a part sends are digested again and must
+ * be those of the first pass, else the upload is aborted (the file changed). Progress and the
+ * part hook run on the calling thread, in part order. Files of at most one part go as a single
+ * PutObject (with Content-MD5), from one buffer of the file.
  *
  * <p><b>Resume.</b> The upload id of a multipart upload in progress is kept in a small file in
  * the resume directory, named by the stage root, the file's real path, size and modification
@@ -70,6 +81,11 @@ final class S3Stage implements ObjectStage {
   static final Duration MAX_PRESIGN_TTL = Duration.ofDays(7);
   private static final int MAX_ATTEMPTS = 6;
   private static final int MAX_PARTS = 10_000;
+  /**
+   * Parts sent at once. Parts stream from the file (no part buffer), so memory is this many
+   * HTTP connections' buffers and 16 bytes of MD5 per part, whatever the part size.
+   */
+  static final int PARTS_IN_FLIGHT = 4;
 
   private final StageDescriptor descriptor;
   private final String bucket;
@@ -144,26 +160,49 @@ final class S3Stage implements ObjectStage {
       throw new IOException(file + " of " + size + " bytes needs more than " + MAX_PARTS
           + " parts of " + partSize + " bytes");
     }
-    String sha256 = digest(file, size);
-    String key = prefix + ObjectStage.contentKey(sha256);
-    DataLocation location = new DataLocation(uriOf(key), mimeType, size, sha256);
-    try {
-      Long stored = storedSize(key);
-      if (stored != null && stored == size) {
-        progress.onProgress(size, size);
-        return location;
+    if (size <= partSize) {
+      String sha256 = digest(file, size);
+      DataLocation location = location(mimeType, size, sha256);
+      try {
+        if (!stored(location)) {
+          putSingle(file, keyOf(location), size, sha256);
+        }
+      } catch (SdkException e) {
+        throw failed(file, location, e);
       }
-      if (size <= partSize) {
-        putSingle(file, key, size, sha256);
-      } else {
-        putMultipart(file, key, size, modified, sha256, progress);
-      }
-    } catch (SdkException e) {
-      throw new IOException("upload of " + file + " to " + location.uri() + " failed: "
-          + e.getMessage(), e);
+      progress.onProgress(size, size);
+      return location;
     }
-    progress.onProgress(size, size);
-    return location;
+    // One descriptor for the whole upload: a file removed meanwhile (POSIX) is still read.
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      PartDigests digests = partDigests(file, channel, size);
+      DataLocation location = location(mimeType, size, digests.sha256());
+      try {
+        if (!stored(location)) {
+          putMultipart(file, channel, keyOf(location), size, modified, digests.parts(), progress);
+        }
+      } catch (SdkException e) {
+        throw failed(file, location, e);
+      }
+      progress.onProgress(size, size);
+      return location;
+    }
+  }
+
+  private DataLocation location(String mimeType, long size, String sha256) {
+    return new DataLocation(uriOf(prefix + ObjectStage.contentKey(sha256)), mimeType, size,
+        sha256);
+  }
+
+  /** Whether the object is stored already (an earlier put of the same bytes). */
+  private boolean stored(DataLocation location) {
+    Long stored = storedSize(keyOf(location));
+    return stored != null && stored == location.size();
+  }
+
+  private static IOException failed(Path file, DataLocation location, SdkException e) {
+    return new IOException("upload of " + file + " to " + location.uri() + " failed: "
+        + e.getMessage(), e);
   }
 
   private void putSingle(Path file, String key, long size, String sha256) throws IOException {
@@ -186,8 +225,8 @@ final class S3Stage implements ObjectStage {
             "application/octet-stream"));
   }
 
-  private void putMultipart(Path file, String key, long size, long modified, String sha256,
-      UploadProgress progress) throws IOException {
+  private void putMultipart(Path file, FileChannel channel, String key, long size,
+      long modified, List<byte[]> partMd5, UploadProgress progress) throws IOException {
     Path resume = resumeFile(file, size, modified);
     String uploadId = resumedUpload(resume, key);
     Map<Integer, Part> stored = uploadId == null ? null : listParts(key, uploadId);
@@ -197,61 +236,223 @@ final class S3Stage implements ObjectStage {
       uploadId = s3.createMultipartUpload(r -> r.bucket(bucket).key(key)).uploadId();
       remember(resume, key, uploadId);
     }
-    String id = uploadId;
-    Map<Integer, Part> done0 = stored;
+    uploadParts(file, channel, key, size, uploadId, stored, partMd5, resume, progress);
+  }
+
+  /** A part on its way: its number, length and, when it is sent (not resumed), its upload. */
+  private record InFlight(int number, int length, String storedEtag, Future<String> upload) {}
+
+  private void uploadParts(Path file, FileChannel channel, String key, long size, String id,
+      Map<Integer, Part> stored, List<byte[]> partMd5, Path resume, UploadProgress progress)
+      throws IOException {
     boolean resumable = true;
+    ExecutorService senders = Executors.newFixedThreadPool(PARTS_IN_FLIGHT, r -> {
+      Thread t = new Thread(r, "lake-s3-part");
+      t.setDaemon(true);
+      return t;
+    });
+    ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     try {
       List<CompletedPart> parts = new ArrayList<>();
-      byte[] buffer = new byte[partSize]; // the only buffer: memory is one part
-      MessageDigest sha = Digests.sha256();
-      MessageDigest md5 = Digests.md5();
       long done = 0;
-      try (InputStream in = Files.newInputStream(file)) {
-        for (int number = 1; done < size; number++) {
-          int length = in.readNBytes(buffer, 0, (int) Math.min(partSize, size - done));
-          if (length == 0) {
-            resumable = false;
-            throw new IOException(file + " changed during upload (size)");
+      for (int number = 1; number <= partMd5.size(); number++) {
+        long offset = (long) (number - 1) * partSize;
+        int length = (int) Math.min(partSize, size - offset);
+        byte[] md5 = partMd5.get(number - 1);
+        String etag = "\"" + HexFormat.of().formatHex(md5) + "\"";
+        Part old = stored.get(number);
+        if (old != null && old.size() == length && etag.equals(old.eTag())) {
+          inFlight.add(new InFlight(number, length, etag, null));
+        } else {
+          int n = number;
+          inFlight.add(new InFlight(number, length, null, senders.submit(
+              () -> uploadPart(file, channel, key, id, n, offset, length, md5))));
+        }
+        // Progress and the part hook run here, in part order, as each oldest part is stored.
+        while (inFlight.size() >= PARTS_IN_FLIGHT || (number == partMd5.size()
+            && !inFlight.isEmpty())) {
+          InFlight part = inFlight.removeFirst();
+          String tag = part.storedEtag();
+          if (part.upload() != null) {
+            tag = awaitPart(part.upload());
+            afterPart.accept(part.number());
           }
-          sha.update(buffer, 0, length);
-          md5.update(buffer, 0, length);
-          byte[] partMd5 = md5.digest();
-          String etag = "\"" + HexFormat.of().formatHex(partMd5) + "\"";
-          Part old = done0.get(number);
-          if (old == null || old.size() != length || !etag.equals(old.eTag())) {
-            int n = number;
-            int len = length;
-            etag = s3.uploadPart(r -> r.bucket(bucket).key(key).uploadId(id).partNumber(n)
-                    .contentLength((long) len)
-                    .contentMD5(Base64.getEncoder().encodeToString(partMd5)),
-                RequestBody.fromContentProvider(() -> new ByteArrayInputStream(buffer, 0, len),
-                    len, "application/octet-stream")).eTag();
-            afterPart.accept(number);
-          }
-          parts.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
-          done += length;
+          parts.add(CompletedPart.builder().partNumber(part.number()).eTag(tag).build());
+          done += part.length();
           progress.onProgress(done, size);
         }
-        if (in.read() != -1) {
-          resumable = false;
-          throw new IOException(file + " changed during upload (size)");
-        }
       }
-      if (!HexFormat.of().formatHex(sha.digest()).equals(sha256)) {
+      if (channel.size() != size) {
         resumable = false;
-        throw new IOException(file + " changed during upload (content)");
+        throw new IOException(file + " changed during upload (size)");
       }
       resumable = false; // a rejected completion is not retried part by part
       s3.completeMultipartUpload(r -> r.bucket(bucket).key(key).uploadId(id)
           .multipartUpload(m -> m.parts(parts)));
       forget(resume);
+    } catch (ChangedContent e) {
+      IOException changed = new IOException(e.getMessage(), e.getCause());
+      stopSenders(senders, inFlight);
+      abort(key, id, resume, changed);
+      throw changed;
     } catch (IOException | RuntimeException e) {
+      stopSenders(senders, inFlight);
       if (!resumable) {
         abort(key, id, resume, e);
       }
       throw e;
+    } finally {
+      senders.shutdownNow();
     }
   }
+
+  /** The file's bytes differ from those digested before the upload: never resumable. */
+  private static final class ChangedContent extends IOException {
+    ChangedContent(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Cancels the parts not yet stored and waits until no sender touches the upload any more. */
+  private static void stopSenders(ExecutorService senders, ArrayDeque<InFlight> inFlight) {
+    inFlight.forEach(part -> {
+      if (part.upload() != null) {
+        part.upload().cancel(true);
+      }
+    });
+    senders.shutdownNow();
+    try {
+      if (!senders.awaitTermination(5, TimeUnit.MINUTES)) {
+        throw new IllegalStateException("part uploads did not stop within 5 minutes");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static String awaitPart(Future<String> upload) throws IOException {
+    try {
+      return upload.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while uploading parts");
+    } catch (ExecutionException e) {
+      switch (e.getCause()) {
+        case IOException io -> throw io;
+        case RuntimeException runtime -> throw runtime;
+        case Error error -> throw error;
+        default -> throw new IOException(e.getCause());
+      }
+    }
+  }
+
+  /**
+   * Sends part {@code number} straight from the file (no part buffer), with the Content-MD5 of
+   * the bytes digested before the upload; the bytes sent are digested again, so a file changed
+   * since is refused ({@link ChangedContent}) whether or not the store checks Content-MD5.
+   */
+  private String uploadPart(Path file, FileChannel channel, String key, String id, int number,
+      long offset, int length, byte[] md5) throws IOException {
+    PartStream[] last = new PartStream[1];
+    String etag;
+    try {
+      etag = s3.uploadPart(r -> r.bucket(bucket).key(key).uploadId(id).partNumber(number)
+              .contentLength((long) length)
+              .contentMD5(Base64.getEncoder().encodeToString(md5)),
+          RequestBody.fromContentProvider(() -> last[0] = new PartStream(channel, offset, length),
+              length, "application/octet-stream")).eTag();
+    } catch (S3Exception e) {
+      if ("BadDigest".equals(e.awsErrorDetails() == null ? null
+          : e.awsErrorDetails().errorCode())) {
+        throw new ChangedContent(file + " changed during upload (content)", e);
+      }
+      throw e;
+    }
+    if (last[0] == null || !last[0].sent(md5)) {
+      throw new ChangedContent(file + " changed during upload (content)", null);
+    }
+    return etag;
+  }
+
+  /** Bytes {@code [offset, offset + length)} of the file by positional reads, digested as read. */
+  private static final class PartStream extends InputStream {
+    private final FileChannel channel;
+    private final long end;
+    private final MessageDigest md5 = Digests.md5();
+    private long position;
+    private boolean complete;
+
+    PartStream(FileChannel channel, long offset, int length) {
+      this.channel = channel;
+      this.position = offset;
+      this.end = offset + length;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (position >= end) {
+        complete = true;
+        return -1;
+      }
+      int n = channel.read(java.nio.ByteBuffer.wrap(b, off, (int) Math.min(len, end - position)),
+          position);
+      if (n < 0) {
+        return -1; // shorter than digested: sent() is false
+      }
+      md5.update(b, off, n);
+      position += n;
+      complete = position == end;
+      return n;
+    }
+
+    /** Whether exactly the part's bytes were read and their MD5 is {@code expected}. */
+    boolean sent(byte[] expected) {
+      return complete && MessageDigest.isEqual(md5.digest(), expected);
+    }
+  }
+
+  /**
+   * The local pass of a multipart upload, over {@code channel}: the file's SHA-256 (its content
+   * key) and the MD5 of each part (its Content-MD5 and, on resume, the ETag a stored part must
+   * have).
+   */
+  private PartDigests partDigests(Path file, FileChannel channel, long size) throws IOException {
+    MessageDigest sha = Digests.sha256();
+    MessageDigest md5 = Digests.md5();
+    List<byte[]> parts = new ArrayList<>();
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(1 << 20);
+    long position = 0;
+    long partEnd = Math.min(partSize, size);
+    while (position < size) {
+      buffer.clear().limit((int) Math.min(buffer.capacity(), partEnd - position));
+      int n = channel.read(buffer, position);
+      if (n <= 0) {
+        throw new IOException(file + " changed while it was read (" + size + " then "
+            + position + " bytes)");
+      }
+      sha.update(buffer.array(), 0, n);
+      md5.update(buffer.array(), 0, n);
+      position += n;
+      if (position == partEnd) {
+        parts.add(md5.digest());
+        partEnd = Math.min(partEnd + partSize, size);
+      }
+    }
+    if (channel.size() != size) {
+      throw new IOException(file + " changed while it was read (" + size + " then "
+          + channel.size() + " bytes)");
+    }
+    return new PartDigests(HexFormat.of().formatHex(sha.digest()), parts);
+  }
+
+  /** A file's SHA-256 and the MD5 of each of its parts. */
+  private record PartDigests(String sha256, List<byte[]> parts) {}
 
   private void abort(String key, String uploadId, Path resume, Exception cause) {
     try {

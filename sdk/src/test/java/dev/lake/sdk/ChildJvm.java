@@ -21,7 +21,13 @@ record ChildJvm(Process process, Path out) {
 
   static ChildJvm start(Path dir, String name, List<String> jvm, Class<?> main, List<String> args)
       throws IOException {
-    List<String> command = new ArrayList<>();
+    return start(dir, name, List.of(), jvm, main, args);
+  }
+
+  /** As {@link #start(Path, String, List, Class, List)}, the JVM run by {@code launcher}. */
+  static ChildJvm start(Path dir, String name, List<String> launcher, List<String> jvm,
+      Class<?> main, List<String> args) throws IOException {
+    List<String> command = new ArrayList<>(launcher);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmFlags());
     command.addAll(jvm);

@@ -21,7 +21,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -103,6 +102,20 @@ class LakeClientFileTest {
     UnsupportedOperationException presign = assertThrows(UnsupportedOperationException.class,
         () -> lake.presign(expected, Duration.ofMinutes(5)));
     assertTrue(presign.getMessage().contains(expected.uri().toString()), presign.getMessage());
+  }
+
+  @Test
+  void aFileInsertReportsTheVersionTheTableShowsAndDdlNone() throws Exception {
+    assertEquals(1, lake.execute(INSERT, 1, FileUpload.of(file(11, 1000))));
+    ExecuteResult inserted = lake.executeWithVersion(INSERT, 2, FileUpload.of(file(12, 50_000)));
+    assertEquals(1, inserted.count());
+    assertEquals(java.util.OptionalLong.of(version()), inserted.version());
+    assertEquals(2, inserted.version().getAsLong(), "the second insert's version");
+    ExecuteResult plain = lake.executeWithVersion("INSERT INTO robots.episodes (id) VALUES (3)");
+    assertEquals(new ExecuteResult(1, java.util.OptionalLong.of(3)), plain);
+    assertEquals(new ExecuteResult(0, java.util.OptionalLong.empty()),
+        lake.executeWithVersion("CREATE TABLE robots.other (id BIGINT)"));
+    assertEquals(3, version());
   }
 
   @Test
@@ -219,9 +232,27 @@ class LakeClientFileTest {
   void anUnreadableFileIsRefusedBeforeAnyUpload() throws Exception {
     Path file = file(5, 1000);
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("---------"));
-    Assumptions.assumeFalse(Files.isReadable(file), "running as root: every file is readable");
-    refused(LakeException.InvalidArgument.class,
-        () -> lake.execute(INSERT, 7, FileUpload.of(file)), file.toString(), "not readable");
+    if (!Files.isReadable(file)) {
+      refused(LakeException.InvalidArgument.class,
+          () -> lake.execute(INSERT, 7, FileUpload.of(file)), file.toString(), "not readable");
+      return;
+    }
+    // Running as root (as CI does), this JVM reads every file. The same FILE insert runs in a
+    // child JVM of the same user without the capabilities that bypass file permissions
+    // (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): the file's mode applies to it, while the class
+    // path, owned by that user, stays readable.
+    long before = version();
+    String dropped = "-dac_override,-dac_read_search";
+    ChildJvm child = ChildJvm.start(directory, "unreadable",
+        List.of("setpriv", "--bounding-set=" + dropped, "--inh-caps=" + dropped), List.of(),
+        UploadMain.class, List.of(server.uri(), file.toString(),
+            directory.resolve("resume").toString()));
+    assertEquals(UploadMain.FAILED, child.await(), child::output);
+    String output = child.output();
+    assertTrue(output.contains("failed " + LakeException.InvalidArgument.class.getName() + " ")
+        && output.contains(file.toString()) && output.contains("not readable"), output);
+    assertEquals(List.of(), objects(stageDir), "no object was uploaded");
+    assertEquals(before, version(), "no table version");
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.lake.cli.objects;
 import dev.lake.cli.sql.ConnectionOptions;
 import dev.lake.engine.DataLocation;
 import dev.lake.engine.DataLocationCodec;
+import dev.lake.sdk.ExecuteResult;
 import dev.lake.sdk.FileUpload;
 import dev.lake.sdk.LakeClient;
 import dev.lake.sdk.LakeException;
@@ -47,7 +48,7 @@ import picocli.CommandLine.Parameters;
     },
     exitCodeListHeading = ObjectClients.EXIT_HEADING,
     exitCodeList = {
-      "0:the row was inserted",
+      "0:the row was inserted (the committed table version and the DataLocation printed)",
       "1:the server or the upload failed (nothing was inserted)",
       "2:bad command line or input: unknown table column, a value that is not of its column's"
           + " type, no FILE column, a missing file (nothing was uploaded)",
@@ -163,9 +164,11 @@ public final class PutCommand implements Callable<Integer> {
               System::nanoTime)));
       values.addFirst(upload.withProgress(stored));
       columns.addFirst(fileColumn);
-      long rows = lake.execute(insert(columns), values.toArray());
+      ExecuteResult inserted = lake.executeWithVersion(insert(columns), values.toArray());
       DataLocation location = stored.location;
+      long rows = inserted.count();
       out.println("inserted " + rows + (rows == 1 ? " row" : " rows") + " into " + table);
+      inserted.version().ifPresent(version -> out.println("committed version " + version));
       out.println("uri:    " + location.uri());
       out.println("size:   " + location.size());
       out.println("sha256: " + location.sha256());
