@@ -118,6 +118,11 @@ public final class Dynalite implements AutoCloseable {
 
   @Override
   public void close() {
+    if (!process.isAlive()) {
+      // It died by itself while in use: say so, with what it printed, before the log goes.
+      System.err.println("dynalite on port " + port + " had exited by itself (status "
+          + process.exitValue() + "); its output: " + tail());
+    }
     stop(process);
     try {
       Runtime.getRuntime().removeShutdownHook(cleanup);
@@ -130,6 +135,21 @@ public final class Dynalite implements AutoCloseable {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+  }
+
+  /** The last 4 KiB of the server's output, or why it cannot be read. */
+  private String tail() {
+    if (log == null) {
+      return "(written to a file the caller chose)";
+    }
+    try {
+      byte[] bytes = Files.readAllBytes(log);
+      int from = Math.max(0, bytes.length - 4096);
+      return new String(bytes, from, bytes.length - from, java.nio.charset.StandardCharsets.UTF_8)
+          .strip();
+    } catch (IOException e) {
+      return "(unreadable: " + e.getMessage() + ")";
     }
   }
 
